@@ -1,0 +1,234 @@
+/*
+ * clradix: a portable, stable LSD radix sort for OpenCL devices.
+ *
+ * A sorter is made for one device in one context; it compiles its OpenCL C kernels
+ * when it is created (sources are built into the library) and then sorts device
+ * buffers asynchronously, or host arrays blocking, on any queue of that device.
+ *
+ * Every call returns a clradix_status and validates all of its arguments before it
+ * enqueues anything: a call that returns an error other than CLRADIX_ERROR_OPENCL or
+ * CLRADIX_ERROR_OUT_OF_RESOURCES has changed nothing. The library never prints, aborts
+ * or exits.
+ *
+ * Sorting is stable: keys that compare equal keep their input order, which is visible
+ * through the values of a key-value sort.
+ */
+#ifndef CLRADIX_H
+#define CLRADIX_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stddef.h>
+
+#if defined(_WIN32) && defined(CLRADIX_SHARED)
+#ifdef CLRADIX_BUILDING
+#define CLRADIX_API __declspec(dllexport)
+#else
+#define CLRADIX_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define CLRADIX_API __attribute__((visibility("default")))
+#else
+#define CLRADIX_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------
+ * Status
+ * ------------------------------------------------------------------------------ */
+
+typedef enum clradix_status {
+    CLRADIX_SUCCESS = 0,
+    CLRADIX_ERROR_INVALID_ARGUMENT,  /* NULL handle or pointer, unknown key type, bad bit range, bad value size,
+                                        a queue or buffer of another context or device, a bad event wait list,
+                                        n larger than CLRADIX_MAX_N */
+    CLRADIX_ERROR_INVALID_BUFFER,    /* a buffer smaller than n elements, or unusable for this sort
+                                        (read-only, keys and values overlapping) */
+    CLRADIX_ERROR_OUT_OF_RESOURCES,  /* a device or host allocation failed, or would exceed the device's limits */
+    CLRADIX_ERROR_BUILD_FAILED,      /* the kernels did not compile for this device: see clradix_build_log() */
+    CLRADIX_ERROR_UNSUPPORTED,       /* the device or this build lacks what the sort needs */
+    CLRADIX_ERROR_OPENCL             /* any other OpenCL failure */
+} clradix_status;
+
+/* A fixed English sentence describing status; never NULL, also for unknown values. */
+CLRADIX_API const char *clradix_status_string(clradix_status status);
+
+/* ---------------------------------------------------------------------------------
+ * Keys and options
+ * ------------------------------------------------------------------------------ */
+
+/* Element type of the keys. Only CLRADIX_U32 is implemented in this version; the other
+   types are accepted by the argument checks and return CLRADIX_ERROR_UNSUPPORTED. */
+typedef enum clradix_key_type {
+    CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64
+} clradix_key_type;
+
+/* Largest n any call accepts: offsets inside the kernels are 32-bit. */
+#define CLRADIX_MAX_N ((size_t)0xFFFFFFFFu)
+
+/* Per-call options. A NULL pointer, or every field zero, means: all bits, ascending.
+   Fields may be added at the end in later versions; zero will always mean "default",
+   so zero-initialise the struct ({0}) before setting fields. */
+typedef struct clradix_options {
+    unsigned begin_bit;   /* first key bit that takes part in the sort (default 0) */
+    unsigned end_bit;     /* one past the last; 0 means the key's width. The range is
+                             checked after that replacement: begin_bit <= end_bit <= width,
+                             else CLRADIX_ERROR_INVALID_ARGUMENT; begin_bit == end_bit sorts
+                             nothing and leaves the order unchanged */
+    int descending;       /* non-zero: largest first, still stable */
+} clradix_options;
+
+/* ---------------------------------------------------------------------------------
+ * Devices
+ *
+ * Devices are numbered across all platforms: every device of the first platform that
+ * clGetPlatformIDs returns, in clGetDeviceIDs order, then those of the next platform.
+ * The same numbers are used by CLRADIX_DEVICE and by clradix-bench.
+ * ------------------------------------------------------------------------------ */
+
+/* Fills devices[0 .. min(capacity, total)) in that numbering and sets *count (if not
+   NULL) to the total number of devices. devices may be NULL when capacity is 0.
+   No devices at all is success with *count = 0. */
+CLRADIX_API clradix_status clradix_device_list(cl_uint capacity, cl_device_id *devices, cl_uint *count);
+
+/* Finds a device by spec: a string made only of digits is an index in the numbering
+   above; anything else is matched, ignoring case, as a substring of
+   "<platform name> <device name>" and the first match wins. spec NULL or empty picks the
+   default device: the one CLRADIX_DEVICE names if that variable is set and not empty,
+   else the first GPU, else the first device. No match (or a CLRADIX_DEVICE that matches
+   nothing): CLRADIX_ERROR_UNSUPPORTED when there are no devices at all, else
+   CLRADIX_ERROR_INVALID_ARGUMENT. */
+CLRADIX_API clradix_status clradix_device_find(const char *spec, cl_device_id *device);
+
+/* ---------------------------------------------------------------------------------
+ * Sorter
+ * ------------------------------------------------------------------------------ */
+
+typedef struct clradix_sorter clradix_sorter;
+
+/* Creates a sorter for device in context, and builds its kernels for the most common
+   variant (32-bit keys, keys only); other variants are built on their first use.
+   context and device both NULL: the default device (see clradix_device_find), in a
+   context the sorter creates and owns. Exactly one of them NULL, or a device that is
+   not in context: CLRADIX_ERROR_INVALID_ARGUMENT. The sorter retains context and device
+   and releases them in clradix_sorter_release. On error *sorter is left untouched. */
+CLRADIX_API clradix_status clradix_sorter_create(cl_context context, cl_device_id device, clradix_sorter **sorter);
+
+/* Releases the sorter and what it owns. Accepts NULL. Sorts already enqueued run to
+   completion: the sorter's temporary buffers are released only after the commands that
+   use them finish, so releasing while a returned event is still pending is safe. Do not
+   call it while another thread is inside a call on the same sorter. */
+CLRADIX_API void clradix_sorter_release(clradix_sorter *sorter);
+
+/* The context and device the sorter uses (not retained for the caller: valid while the
+   sorter lives). NULL when sorter is NULL. */
+CLRADIX_API cl_context clradix_sorter_context(const clradix_sorter *sorter);
+CLRADIX_API cl_device_id clradix_sorter_device(const clradix_sorter *sorter);
+
+/* The compiler's log of the last build of this sorter's kernels that failed; sorter NULL:
+   of the last clradix_sorter_create that failed to build in the calling thread. An empty
+   string when there is none; never NULL. Valid until the next call on the same sorter
+   (or, for NULL, the next create in this thread). */
+CLRADIX_API const char *clradix_build_log(const clradix_sorter *sorter);
+
+/* ---------------------------------------------------------------------------------
+ * Tuning
+ *
+ * The kernels' shape is chosen per device from a table built into the library when the
+ * sorter is created, and clamped to the device's limits (work-group size, local memory).
+ * The environment variable CLRADIX_TUNING (for example "RADIX_BITS=4,WG=64,KPT=8", names as in clradix_tuning)
+ * overrides table values; a clradix_tuning passed to clradix_sorter_create_tuned
+ * overrides both. Zero fields mean "keep the value from the table".
+ * ------------------------------------------------------------------------------ */
+
+typedef struct clradix_tuning {
+    unsigned radix_bits;       /* RADIX_BITS: bits sorted per pass, 1..8 */
+    unsigned work_group_size;  /* WG: work-items per group of the sort kernels, a power of two */
+    unsigned keys_per_item;    /* KPT: keys each work-item ranks per tile, 1..256 */
+    unsigned rank_bits;        /* RANK_BITS: bits ranked per round inside a tile, 1..radix_bits */
+    unsigned groups_per_unit;  /* GROUPS_PER_CU: work-groups per compute unit, 1..1024 */
+    unsigned hist_copies;      /* HIST_COPIES: sub-histograms per work-group, a power of two up to
+                                  work_group_size (equal to it: counting without atomics) */
+    unsigned scatter;          /* SCATTER: 1 writes each key straight to its slot (needs rank_bits ==
+                                  radix_bits); 2 sorts each tile in local memory first, so writes
+                                  go out in runs of consecutive addresses */
+} clradix_tuning;
+
+/* As clradix_sorter_create, with tuning overrides (NULL: none). A value outside its range,
+   or a work-group size that is not a power of two: CLRADIX_ERROR_INVALID_ARGUMENT. Values
+   the device cannot run are reduced to fit; clradix_sorter_tuning reports what is used. */
+CLRADIX_API clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device,
+                                                       const clradix_tuning *tuning, clradix_sorter **sorter);
+
+/* The parameters the sorter's kernels were built with. */
+CLRADIX_API clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tuning *tuning);
+
+/* ---------------------------------------------------------------------------------
+ * Sorting device buffers: asynchronous, in place
+ *
+ * keys (and values) are buffers of the sorter's context holding at least n elements
+ * (n * value_size bytes of values), readable and writable by kernels, and not
+ * overlapping each other. queue is a queue of the sorter's device and context, in order
+ * or out of order. Nothing reads the buffers before every event of event_wait_list has
+ * completed, and the calls never wait for the device themselves. On success, when
+ * event is not NULL, *event receives a new event (the caller releases it) that
+ * completes after the whole sort, also when there was nothing to sort (n == 0 or an
+ * empty bit range). On error *event is left untouched.
+ *
+ * The sorted keys end in keys, each value moved with its key. Temporary device memory
+ * of about n keys and n values is allocated per call and released when the sort's
+ * commands complete.
+ *
+ * Thread safety: several threads may sort with one sorter at once, each on its own
+ * queue (or sharing one).
+ *
+ * If a call fails after it has enqueued work (CLRADIX_ERROR_OPENCL or
+ * CLRADIX_ERROR_OUT_OF_RESOURCES from the OpenCL runtime), the buffers hold a
+ * permutation of their input with every key still paired with its value.
+ * ------------------------------------------------------------------------------ */
+
+CLRADIX_API clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                             cl_mem keys, size_t n, const clradix_options *options,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             cl_event *event);
+
+/* value_size: bytes per value, 4 or 8 (for example a u32 index, or a u64 or double payload).
+   0 or values NULL: CLRADIX_ERROR_INVALID_ARGUMENT; another size: CLRADIX_ERROR_UNSUPPORTED. */
+CLRADIX_API clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                              cl_mem keys, cl_mem values, size_t value_size, size_t n,
+                                              const clradix_options *options,
+                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                              cl_event *event);
+
+/* ---------------------------------------------------------------------------------
+ * Sorting host arrays: blocking
+ *
+ * Copies the arrays to the device, sorts them and copies them back before returning.
+ * queue may be NULL: the sorter then uses an in-order queue of its own. keys (and
+ * values) must not be NULL, also when n is 0. On error the arrays are unchanged, except
+ * after CLRADIX_ERROR_OPENCL or CLRADIX_ERROR_OUT_OF_RESOURCES while copying back, when
+ * their content is unspecified.
+ * ------------------------------------------------------------------------------ */
+
+CLRADIX_API clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                  clradix_key_type type, void *keys, size_t n,
+                                                  const clradix_options *options);
+
+CLRADIX_API clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                   clradix_key_type type, void *keys, void *values,
+                                                   size_t value_size, size_t n, const clradix_options *options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLRADIX_H */

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages that building, benchmarking and testing clradix need.
+# Idempotent: does nothing when every package is already installed.
+set -eu
+
+packages="cmake pkg-config gcc libc6-dev make ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2

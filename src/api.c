@@ -1,0 +1,427 @@
+/*
+ * Public entry points: sorter lifetime, and the sort calls, which check every argument
+ * before anything is enqueued and then hand a sort_request to dispatch.c.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------
+ * Sorter lifetime
+ * ------------------------------------------------------------------------------ */
+
+static size_t round_down_min(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static clradix_status query_limits(cl_device_id device, device_limits *limits)
+{
+    size_t item_sizes[3] = { 0 };
+    size_t max_wg = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof limits->type, &limits->type, NULL) != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof limits->compute_units, &limits->compute_units,
+                           NULL) != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL) != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes, NULL) != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof limits->local_mem, &limits->local_mem, NULL)
+               != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof limits->max_alloc, &limits->max_alloc, NULL)
+               != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof limits->global_mem, &limits->global_mem, NULL)
+               != CL_SUCCESS)
+        return CLRADIX_ERROR_OPENCL;
+    limits->max_wg = round_down_min(max_wg, item_sizes[0]);
+    if (limits->compute_units == 0)
+        limits->compute_units = 1;
+    return CLRADIX_SUCCESS;
+}
+
+static int context_has_device(cl_context context, cl_device_id device)
+{
+    size_t bytes = 0;
+    if (clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &bytes) != CL_SUCCESS || bytes == 0)
+        return 0;
+    cl_device_id *devices = malloc(bytes);
+    int found = 0;
+    if (devices && clGetContextInfo(context, CL_CONTEXT_DEVICES, bytes, devices, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < bytes / sizeof *devices; ++i)
+            found |= devices[i] == device;
+    free(devices);
+    return found;
+}
+
+void clradix_sorter_release(clradix_sorter *sorter)
+{
+    if (!sorter)
+        return;
+    for (int k = 0; k < KEY_CLASSES; ++k)
+        for (int v = 0; v < VALUE_CLASSES; ++v)
+            program_release(&sorter->programs[k][v]);
+    for (unsigned i = 0; i < sorter->idle_count; ++i)
+        clReleaseCommandQueue(sorter->idle_queues[i]);
+    if (sorter->context)
+        clReleaseContext(sorter->context);
+    if (sorter->device)
+        clReleaseDevice(sorter->device);
+    pthread_mutex_destroy(&sorter->lock);
+    free(sorter->build_log);
+    free(sorter);
+}
+
+clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device, const clradix_tuning *tuning,
+                                           clradix_sorter **out)
+{
+    if (!out || (!context) != (!device))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    build_log_set_thread(NULL);
+
+    clradix_status status = CLRADIX_SUCCESS;
+    if (!device) {
+        status = clradix_device_find(NULL, &device);
+        if (status != CLRADIX_SUCCESS)
+            return status;
+        cl_platform_id platform;
+        cl_int err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+        cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0 };
+        if (err == CL_SUCCESS)
+            context = clCreateContext(props, 1, &device, NULL, NULL, &err);
+        if (err != CL_SUCCESS)
+            return status_from_cl(err);
+    } else {
+        if (!context_has_device(context, device))
+            return CLRADIX_ERROR_INVALID_ARGUMENT;
+        if (clRetainContext(context) != CL_SUCCESS)
+            return CLRADIX_ERROR_INVALID_ARGUMENT;
+    }
+
+    clradix_sorter *sorter = calloc(1, sizeof *sorter);
+    if (!sorter) {
+        clReleaseContext(context);
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    }
+    sorter->context = context;
+    if (pthread_mutex_init(&sorter->lock, NULL) != 0) {
+        clReleaseContext(context);
+        free(sorter);
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    }
+    if (clRetainDevice(device) == CL_SUCCESS)
+        sorter->device = device;
+    else
+        status = CLRADIX_ERROR_OPENCL;
+
+    if (status == CLRADIX_SUCCESS)
+        status = query_limits(device, &sorter->limits);
+    if (status == CLRADIX_SUCCESS)
+        status = tuning_select(&sorter->limits, device, tuning, &sorter->params);
+    radix_program *program;
+    if (status == CLRADIX_SUCCESS)
+        status = program_get(sorter, 4, 0, &program);  /* the common variant; a broken device fails here */
+    if (status != CLRADIX_SUCCESS) {
+        build_log_set_thread(sorter->build_log);
+        clradix_sorter_release(sorter);
+        return status;
+    }
+    *out = sorter;
+    return CLRADIX_SUCCESS;
+}
+
+clradix_status clradix_sorter_create(cl_context context, cl_device_id device, clradix_sorter **sorter)
+{
+    return clradix_sorter_create_tuned(context, device, NULL, sorter);
+}
+
+cl_context clradix_sorter_context(const clradix_sorter *sorter)
+{
+    return sorter ? sorter->context : NULL;
+}
+
+cl_device_id clradix_sorter_device(const clradix_sorter *sorter)
+{
+    return sorter ? sorter->device : NULL;
+}
+
+clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tuning *tuning)
+{
+    if (!sorter || !tuning)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    const radix_params *p = &sorter->programs[0][0].params;  /* built at creation */
+    memset(tuning, 0, sizeof *tuning);
+    tuning->radix_bits = p->radix_bits;
+    tuning->work_group_size = p->wg;
+    tuning->keys_per_item = p->kpt;
+    tuning->rank_bits = p->rank_bits;
+    tuning->groups_per_unit = p->groups_per_cu;
+    tuning->hist_copies = p->hist_copies;
+    tuning->scatter = p->scatter;
+    return CLRADIX_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Argument checks shared by every sort call
+ * ------------------------------------------------------------------------------ */
+
+/* Fills the type, bit range and direction of r from the call's arguments. */
+static clradix_status check_keys(clradix_key_type type, size_t n, const clradix_options *options, sort_request *r)
+{
+    switch (type) {
+    case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: r->key_bytes = 4; break;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: r->key_bytes = 8; break;
+    default: return CLRADIX_ERROR_INVALID_ARGUMENT;
+    }
+    const unsigned width = r->key_bytes * 8;
+    r->type = type;
+    r->n = n;
+    r->begin_bit = options ? options->begin_bit : 0;
+    r->end_bit = options && options->end_bit ? options->end_bit : width;
+    r->descending = options && options->descending;
+    if (r->begin_bit > r->end_bit || r->end_bit > width || n > CLRADIX_MAX_N)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (type != CLRADIX_U32)
+        return CLRADIX_ERROR_UNSUPPORTED;  /* other key types arrive with the next version */
+    return CLRADIX_SUCCESS;
+}
+
+static clradix_status check_value_size(size_t value_size)
+{
+    if (value_size == 0)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    return value_size == 4 || value_size == 8 ? CLRADIX_SUCCESS : CLRADIX_ERROR_UNSUPPORTED;
+}
+
+static clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue queue)
+{
+    cl_context context = NULL;
+    cl_device_id device = NULL;
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS
+        || clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL) != CL_SUCCESS
+        || context != sorter->context || device != sorter->device)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    return CLRADIX_SUCCESS;
+}
+
+static clradix_status check_wait_list(const clradix_sorter *sorter, cl_uint count, const cl_event *events)
+{
+    if ((count > 0) != (events != NULL))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    for (cl_uint i = 0; i < count; ++i) {
+        cl_context context = NULL;
+        if (!events[i]
+            || clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS
+            || context != sorter->context)
+            return CLRADIX_ERROR_INVALID_ARGUMENT;
+    }
+    return CLRADIX_SUCCESS;
+}
+
+/* Where a buffer's bytes lie: its root buffer and the offset in it. */
+typedef struct buffer_span {
+    cl_mem root;
+    size_t offset;
+} buffer_span;
+
+/* A buffer of the sorter's context, of at least bytes, that kernels may read and write. */
+static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t bytes, buffer_span *span)
+{
+    cl_context context = NULL;
+    cl_mem_object_type type = 0;
+    cl_mem_flags flags = 0;
+    size_t size = 0;
+    cl_mem parent = NULL;
+    if (clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS)
+        return CLRADIX_ERROR_INVALID_BUFFER;
+    if (context != sorter->context)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (clGetMemObjectInfo(buffer, CL_MEM_TYPE, sizeof type, &type, NULL) != CL_SUCCESS
+        || clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS
+        || clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS
+        || clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS
+        || clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof span->offset, &span->offset, NULL) != CL_SUCCESS)
+        return CLRADIX_ERROR_INVALID_BUFFER;
+    if (type != CL_MEM_OBJECT_BUFFER || size < bytes || (flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)))
+        return CLRADIX_ERROR_INVALID_BUFFER;
+    span->root = parent ? parent : buffer;  /* sub-buffers of sub-buffers are not allowed */
+    return CLRADIX_SUCCESS;
+}
+
+/* Checks everything of a device-buffer sort; on success r is ready for dispatch. */
+static clradix_status check_device_sort(const clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                        cl_mem keys, cl_mem values, size_t value_size, size_t n,
+                                        const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
+                                        sort_request *r)
+{
+    if (!sorter || !queue || !keys)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = check_keys(type, n, options, r);
+    if (status == CLRADIX_SUCCESS && values)
+        status = check_value_size(value_size);
+    if (status == CLRADIX_SUCCESS)
+        status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS)
+        status = check_wait_list(sorter, num_wait, wait_list);
+    buffer_span key_span, value_span;
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, keys, n * r->key_bytes, &key_span);
+    if (status == CLRADIX_SUCCESS && values) {
+        status = check_buffer(sorter, values, n * value_size, &value_span);
+        const size_t key_end = key_span.offset + n * r->key_bytes, value_end = value_span.offset + n * value_size;
+        if (status == CLRADIX_SUCCESS && key_span.root == value_span.root && n > 0
+            && key_span.offset < value_end && value_span.offset < key_end)
+            status = CLRADIX_ERROR_INVALID_BUFFER;  /* keys and values overlap */
+    }
+    r->keys = keys;
+    r->values = values;
+    r->value_size = values ? value_size : 0;
+    return status;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Device buffers
+ * ------------------------------------------------------------------------------ */
+
+static clradix_status locked_dispatch(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
+                                      cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    /* Kernel arguments are shared state: one sort sets and enqueues them at a time. */
+    pthread_mutex_lock(&sorter->lock);
+    clradix_status status = dispatch_sort(sorter, queue, r, num_wait, wait_list, event);
+    pthread_mutex_unlock(&sorter->lock);
+    return status;
+}
+
+clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                 size_t n, const clradix_options *options, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event)
+{
+    sort_request r = { 0 };
+    clradix_status status = check_device_sort(sorter, queue, type, keys, NULL, 0, n, options,
+                                              num_events_in_wait_list, event_wait_list, &r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return locked_dispatch(sorter, queue, &r, num_events_in_wait_list, event_wait_list, event);
+}
+
+clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                  cl_mem values, size_t value_size, size_t n, const clradix_options *options,
+                                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    if (!values)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    sort_request r = { 0 };
+    clradix_status status = check_device_sort(sorter, queue, type, keys, values, value_size, n, options,
+                                              num_events_in_wait_list, event_wait_list, &r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return locked_dispatch(sorter, queue, &r, num_events_in_wait_list, event_wait_list, event);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Host arrays
+ * ------------------------------------------------------------------------------ */
+
+/* A queue of the sorter's own for one host-array call, not used by any other call meanwhile. */
+static clradix_status queue_acquire(clradix_sorter *sorter, cl_command_queue *queue)
+{
+    pthread_mutex_lock(&sorter->lock);
+    *queue = sorter->idle_count ? sorter->idle_queues[--sorter->idle_count] : NULL;
+    pthread_mutex_unlock(&sorter->lock);
+    if (*queue)
+        return CLRADIX_SUCCESS;
+    cl_int err;
+    *queue = clCreateCommandQueue(sorter->context, sorter->device, 0, &err);
+    return status_from_cl(err);
+}
+
+static void queue_return(clradix_sorter *sorter, cl_command_queue queue)
+{
+    pthread_mutex_lock(&sorter->lock);
+    if (sorter->idle_count < IDLE_QUEUES) {
+        sorter->idle_queues[sorter->idle_count++] = queue;
+        queue = NULL;
+    }
+    pthread_mutex_unlock(&sorter->lock);
+    if (queue)
+        clReleaseCommandQueue(queue);
+}
+
+/* Copies the arrays in, sorts, copies them back; r holds the checked type and range. */
+static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
+                                void *values)
+{
+    if (queue && check_queue(sorter, queue) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (r->n == 0 || r->begin_bit == r->end_bit)
+        return CLRADIX_SUCCESS;
+    const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->n * r->value_size;
+    if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    const cl_command_queue callers_queue = queue;
+    clradix_status status = queue ? CLRADIX_SUCCESS : queue_acquire(sorter, &queue);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+
+    cl_int err = CL_SUCCESS;
+    const cl_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    r->keys = clCreateBuffer(sorter->context, flags, key_bytes, keys, &err);
+    r->values = NULL;
+    if (err == CL_SUCCESS && values)
+        r->values = clCreateBuffer(sorter->context, flags, value_bytes, values, &err);
+    if (err != CL_SUCCESS)
+        status = status_from_cl(err);
+
+    cl_event sorted = NULL, read[2] = { NULL, NULL };
+    if (status == CLRADIX_SUCCESS)
+        status = locked_dispatch(sorter, queue, r, 0, NULL, &sorted);
+    if (status == CLRADIX_SUCCESS) {
+        err = clEnqueueReadBuffer(queue, r->keys, CL_FALSE, 0, key_bytes, keys, 1, &sorted, &read[0]);
+        if (err == CL_SUCCESS && values)
+            err = clEnqueueReadBuffer(queue, r->values, CL_FALSE, 0, value_bytes, values, 1, &sorted, &read[1]);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(values ? 2 : 1, read);
+        else if (read[0])
+            clWaitForEvents(1, &read[0]);  /* never leave a copy into the caller's array running */
+        status = status_from_cl(err);
+    }
+    for (int i = 0; i < 2; ++i)
+        if (read[i])
+            clReleaseEvent(read[i]);
+    if (sorted)
+        clReleaseEvent(sorted);
+    if (r->keys)
+        clReleaseMemObject(r->keys);
+    if (r->values)
+        clReleaseMemObject(r->values);
+    if (!callers_queue)
+        queue_return(sorter, queue);
+    return status;
+}
+
+clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                      void *keys, size_t n, const clradix_options *options)
+{
+    if (!sorter || !keys)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    sort_request r = { 0 };
+    clradix_status status = check_keys(type, n, options, &r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return sort_host(sorter, queue, &r, keys, NULL);
+}
+
+clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                       void *keys, void *values, size_t value_size, size_t n,
+                                       const clradix_options *options)
+{
+    if (!sorter || !keys || !values)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    sort_request r = { 0 };
+    clradix_status status = check_keys(type, n, options, &r);
+    if (status == CLRADIX_SUCCESS)
+        status = check_value_size(value_size);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    r.value_size = value_size;
+    return sort_host(sorter, queue, &r, keys, values);
+}

@@ -1,0 +1,16 @@
+/* Status messages. The switch has no default, so -Wswitch flags a status without one. */
+#include "clradix.h"
+
+const char *clradix_status_string(clradix_status status)
+{
+    switch (status) {
+    case CLRADIX_SUCCESS: return "success";
+    case CLRADIX_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case CLRADIX_ERROR_INVALID_BUFFER: return "buffer too small or unusable for this sort";
+    case CLRADIX_ERROR_OUT_OF_RESOURCES: return "out of device or host resources";
+    case CLRADIX_ERROR_BUILD_FAILED: return "the kernels did not compile for this device";
+    case CLRADIX_ERROR_UNSUPPORTED: return "not supported by this device or build";
+    case CLRADIX_ERROR_OPENCL: return "OpenCL call failed";
+    }
+    return "unknown clradix status";
+}

@@ -1,0 +1,251 @@
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *dist_name(dist d)
+{
+    static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "two", "sixteen",
+                                                   "low-entropy", "top-digit", "bottom-digit" };
+    return d < DIST_COUNT ? names[d] : "?";
+}
+
+unsigned key_bytes_of(clradix_key_type type)
+{
+    return type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64 ? 8 : 4;
+}
+
+uint64_t rng_next(uint64_t *state)  /* splitmix64 */
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t get_key(const void *keys, unsigned bytes, size_t i)
+{
+    if (bytes == 4)
+        return ((const uint32_t *)keys)[i];
+    return ((const uint64_t *)keys)[i];
+}
+
+static void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
+{
+    if (bytes == 4)
+        ((uint32_t *)keys)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)keys)[i] = v;
+}
+
+void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
+{
+    const unsigned bytes = key_bytes_of(type), bits = bytes * 8;
+    void *keys = calloc(n ? n : 1, bytes);
+    uint64_t state = seed, pool[16];
+    for (int i = 0; i < 16; ++i)
+        pool[i] = rng_next(&state);
+    const uint64_t fixed = rng_next(&state);
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t r = rng_next(&state), v;
+        switch (d) {
+        case DIST_EQUAL: v = pool[0]; break;
+        case DIST_TWO: v = pool[r & 1]; break;
+        case DIST_SIXTEEN: v = pool[r & 15]; break;
+        case DIST_LOW_ENTROPY: v = r & rng_next(&state) & rng_next(&state); break;
+        case DIST_TOP_DIGIT: v = (fixed & ~(0xFFull << (bits - 8))) | (r << (bits - 8)); break;
+        case DIST_BOTTOM_DIGIT: v = (fixed & ~0xFFull) | (r & 0xFF); break;
+        default: v = r; break;
+        }
+        put_key(keys, bytes, i, v);
+    }
+    if (d == DIST_SORTED || d == DIST_REVERSE) {
+        size_t *perm = oracle_order(type, keys, n, NULL);
+        void *sorted = malloc(n ? n * bytes : 1);
+        for (size_t i = 0; i < n; ++i)
+            put_key(sorted, bytes, d == DIST_SORTED ? i : n - 1 - i, get_key(keys, bytes, perm[i]));
+        free(perm);
+        free(keys);
+        keys = sorted;
+    }
+    return keys;
+}
+
+void *make_values(size_t value_size, size_t n)
+{
+    unsigned char *values = malloc(n ? n * value_size : 1);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t b = 0; b < value_size; ++b)  /* byte b of value i: one byte of i, mixed with b */
+            values[i * value_size + b] = (unsigned char)((i >> (8 * (b % 4))) ^ (b * 0x35));
+    return values;
+}
+
+/* The key's position in its type's order, as an unsigned number (written independently of
+   the library's XOR masks). */
+static uint64_t order_image(clradix_key_type type, uint64_t key)
+{
+    switch (type) {
+    case CLRADIX_I32: return (uint64_t)((int64_t)(int32_t)(uint32_t)key + 2147483648ll);
+    case CLRADIX_I64: return key + 0x8000000000000000ull;
+    case CLRADIX_F32:  /* IEEE totalOrder: negatives by falling magnitude, then positives */
+        return key & 0x80000000u ? 0x7FFFFFFFu - (key & 0x7FFFFFFFu) : 0x80000000u + key;
+    case CLRADIX_F64:
+        return key >> 63 ? 0x7FFFFFFFFFFFFFFFull - (key & 0x7FFFFFFFFFFFFFFFull) : 0x8000000000000000ull + key;
+    default: return key;
+    }
+}
+
+typedef struct record {
+    uint64_t image;
+    size_t index;
+} record;
+
+static int compare_records(const void *a, const void *b)
+{
+    const record *x = a, *y = b;
+    if (x->image != y->image)
+        return x->image < y->image ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t *oracle_order(clradix_key_type type, const void *keys, size_t n, const clradix_options *options)
+{
+    const unsigned bytes = key_bytes_of(type), width = bytes * 8;
+    const unsigned begin = options ? options->begin_bit : 0;
+    const unsigned end = options && options->end_bit ? options->end_bit : width;
+    const uint64_t mask = end - begin == 64 ? ~0ull : ((1ull << (end - begin)) - 1);
+    record *records = malloc((n ? n : 1) * sizeof *records);
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t image = begin == end ? 0 : (order_image(type, get_key(keys, bytes, i)) >> begin) & mask;
+        if (options && options->descending)
+            image = mask - image;
+        records[i] = (record){ image, i };
+    }
+    qsort(records, n, sizeof *records, compare_records);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    for (size_t i = 0; i < n; ++i)
+        perm[i] = records[i].index;
+    free(records);
+    return perm;
+}
+
+int check_sorted(clradix_key_type type, const void *in_keys, const void *out_keys, const void *in_values,
+                 const void *out_values, size_t value_size, size_t n, const size_t *perm, char *msg, size_t msg_size)
+{
+    const unsigned bytes = key_bytes_of(type);
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t want = get_key(in_keys, bytes, perm[i]), got = get_key(out_keys, bytes, i);
+        if (want != got) {
+            snprintf(msg, msg_size, "key %zu of %zu: got 0x%llx, want 0x%llx (input index %zu)", i, n,
+                     (unsigned long long)got, (unsigned long long)want, perm[i]);
+            return 1;
+        }
+        if (value_size
+            && memcmp((const char *)out_values + i * value_size, (const char *)in_values + perm[i] * value_size,
+                      value_size)) {
+            snprintf(msg, msg_size, "value %zu of %zu differs from input value %zu (unstable or lost)", i, n,
+                     perm[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+clradix_status test_device_open(test_device *t, const clradix_tuning *tuning)
+{
+    memset(t, 0, sizeof *t);
+    clradix_status status = clradix_sorter_create_tuned(NULL, NULL, tuning, &t->sorter);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    t->context = clradix_sorter_context(t->sorter);
+    t->device = clradix_sorter_device(t->sorter);
+    cl_int err;
+    t->queue = clCreateCommandQueue(t->context, t->device, 0, &err);
+    return err == CL_SUCCESS ? CLRADIX_SUCCESS : CLRADIX_ERROR_OPENCL;
+}
+
+void test_device_close(test_device *t)
+{
+    if (t->queue)
+        clReleaseCommandQueue(t->queue);
+    clradix_sorter_release(t->sorter);
+    memset(t, 0, sizeof *t);
+}
+
+clradix_status run_sort(test_device *t, api_flavour api, clradix_key_type type, void *keys, void *values,
+                        size_t value_size, size_t n, const clradix_options *options)
+{
+    if (api == API_HOST)
+        return value_size ? clradix_sort_pairs_host(t->sorter, NULL, type, keys, values, value_size, n, options)
+                          : clradix_sort_keys_host(t->sorter, NULL, type, keys, n, options);
+
+    const size_t key_size = n * key_bytes_of(type), val_size = n * value_size;
+    cl_int err;
+    cl_mem kb = clCreateBuffer(t->context, CL_MEM_READ_WRITE, key_size ? key_size : 1, NULL, &err);
+    cl_mem vb = value_size ? clCreateBuffer(t->context, CL_MEM_READ_WRITE, val_size ? val_size : 1, NULL, &err) : NULL;
+    if (key_size)
+        clEnqueueWriteBuffer(t->queue, kb, CL_TRUE, 0, key_size, keys, 0, NULL, NULL);
+    if (val_size)
+        clEnqueueWriteBuffer(t->queue, vb, CL_TRUE, 0, val_size, values, 0, NULL, NULL);
+    cl_event done = NULL;
+    clradix_status status = value_size
+        ? clradix_sort_pairs(t->sorter, t->queue, type, kb, vb, value_size, n, options, 0, NULL, &done)
+        : clradix_sort_keys(t->sorter, t->queue, type, kb, n, options, 0, NULL, &done);
+    if (status == CLRADIX_SUCCESS) {
+        if (!done || clWaitForEvents(1, &done) != CL_SUCCESS)
+            status = CLRADIX_ERROR_OPENCL;
+        if (done)
+            clReleaseEvent(done);
+        if (key_size)
+            clEnqueueReadBuffer(t->queue, kb, CL_TRUE, 0, key_size, keys, 0, NULL, NULL);
+        if (val_size)
+            clEnqueueReadBuffer(t->queue, vb, CL_TRUE, 0, val_size, values, 0, NULL, NULL);
+    }
+    clReleaseMemObject(kb);
+    if (vb)
+        clReleaseMemObject(vb);
+    return status;
+}
+
+int sort_case(test_device *t, api_flavour api, clradix_key_type type, dist d, size_t n, size_t value_size,
+              const clradix_options *options, uint64_t seed, char *msg, size_t msg_size)
+{
+    const size_t key_size = n * key_bytes_of(type);
+    void *in_keys = make_keys(type, d, n, seed), *keys = malloc(key_size ? key_size : 1);
+    void *in_values = value_size ? make_values(value_size, n) : NULL;
+    void *values = value_size ? malloc(n ? n * value_size : 1) : NULL;
+    memcpy(keys, in_keys, key_size);
+    if (value_size)
+        memcpy(values, in_values, n * value_size);
+
+    int failed = 0;
+    clradix_status status = run_sort(t, api, type, keys, values, value_size, n, options);
+    if (status != CLRADIX_SUCCESS) {
+        snprintf(msg, msg_size, "sort returned %s", clradix_status_string(status));
+        failed = 1;
+    } else {
+        size_t *perm = oracle_order(type, in_keys, n, options);
+        failed = check_sorted(type, in_keys, keys, in_values, values, value_size, n, perm, msg, msg_size);
+        free(perm);
+    }
+    free(in_keys);
+    free(keys);
+    free(in_values);
+    free(values);
+    return failed;
+}
+
+int device_available(void)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        cl_uint count = 0;
+        _exit(clradix_device_list(0, NULL, &count) == CLRADIX_SUCCESS && count > 0 ? 0 : 1);
+    }
+    int status = 0;
+    return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}

@@ -1,0 +1,75 @@
+/* Test helpers: key distributions, the qsort oracle, and running one sort through either API. */
+#ifndef CLRADIX_TESTUTIL_H
+#define CLRADIX_TESTUTIL_H
+
+#include <clradix.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit status that CTest reports as a skip (SKIP_RETURN_CODE). */
+#define TEST_SKIP 77
+
+typedef enum dist {
+    DIST_RANDOM,       /* every bit uniform */
+    DIST_SORTED,       /* random keys in sorted order */
+    DIST_REVERSE,      /* random keys in reverse sorted order */
+    DIST_EQUAL,        /* one value */
+    DIST_TWO,          /* two values */
+    DIST_SIXTEEN,      /* sixteen values */
+    DIST_LOW_ENTROPY,  /* AND of three random words */
+    DIST_TOP_DIGIT,    /* only the top 8 bits vary */
+    DIST_BOTTOM_DIGIT, /* only the bottom 8 bits vary */
+    DIST_COUNT
+} dist;
+
+const char *dist_name(dist d);
+unsigned key_bytes_of(clradix_key_type type);
+
+uint64_t rng_next(uint64_t *state);
+
+/* n keys of type in distribution d, from seed. */
+void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed);
+/* n values of value_size bytes, every byte depending on the index (so a lost or swapped
+   byte shows). */
+void *make_values(size_t value_size, size_t n);
+
+/* The oracle: the stable order of keys as clradix defines it (type order, bits
+   [begin_bit, end_bit) of the order-preserving image, direction), by qsort over
+   (image, index). Returns perm with perm[i] = input index of the i-th output. */
+size_t *oracle_order(clradix_key_type type, const void *keys, size_t n, const clradix_options *options);
+
+/* Checks out_keys/out_values against in_keys/in_values permuted by perm. Returns 0 when
+   equal, else fills msg with the first difference. */
+int check_sorted(clradix_key_type type, const void *in_keys, const void *out_keys, const void *in_values,
+                 const void *out_values, size_t value_size, size_t n, const size_t *perm, char *msg,
+                 size_t msg_size);
+
+/* OpenCL objects for the device under test. */
+typedef struct test_device {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    clradix_sorter *sorter;
+} test_device;
+
+/* Creates the sorter (tuning may be NULL) with its own context, and a queue in it. */
+clradix_status test_device_open(test_device *t, const clradix_tuning *tuning);
+void test_device_close(test_device *t);
+
+typedef enum api_flavour { API_DEVICE, API_HOST } api_flavour;
+
+/* Sorts keys (and values when value_size > 0) in place through the chosen API; the
+   device flavour copies to buffers, sorts with an event and reads back. */
+clradix_status run_sort(test_device *t, api_flavour api, clradix_key_type type, void *keys, void *values,
+                        size_t value_size, size_t n, const clradix_options *options);
+
+/* Generates, sorts and checks one case; returns 0 or fills msg. */
+int sort_case(test_device *t, api_flavour api, clradix_key_type type, dist d, size_t n, size_t value_size,
+              const clradix_options *options, uint64_t seed, char *msg, size_t msg_size);
+
+/* Forks a child that looks for an OpenCL device, so the test process itself never
+   touches OpenCL before Check forks. 1 when a device exists. */
+int device_available(void);
+
+#endif
