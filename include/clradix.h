@@ -66,8 +66,21 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  * Keys and options
  * ------------------------------------------------------------------------------ */
 
-/* Element type of the keys. Only CLRADIX_U32 is implemented in this version; the other
-   types are accepted by the argument checks and return CLRADIX_ERROR_UNSUPPORTED. */
+/*
+ * Element type of the keys, and their order:
+ *   U32, U64  unsigned integers.
+ *   I32, I64  two's complement signed integers.
+ *   F32, F64  IEEE 754 binary32 / binary64 in totalOrder:
+ *             -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN,
+ *             NaNs ordered by payload among themselves (a negative NaN with a larger
+ *             payload comes first). Keys are moved bit for bit: every NaN payload and the
+ *             sign of zero are kept. numpy and torch put every NaN last instead.
+ *             Floats are handled as bit patterns, so F64 needs no double-precision
+ *             support on the device.
+ * 64-bit key types need 64-bit integers in kernels (every full-profile device; an
+ * embedded-profile one needs cles_khr_int64): without them a call returns
+ * CLRADIX_ERROR_UNSUPPORTED.
+ */
 typedef enum clradix_key_type {
     CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64
 } clradix_key_type;
@@ -79,12 +92,17 @@ typedef enum clradix_key_type {
    Fields may be added at the end in later versions; zero will always mean "default",
    so zero-initialise the struct ({0}) before setting fields. */
 typedef struct clradix_options {
-    unsigned begin_bit;   /* first key bit that takes part in the sort (default 0) */
+    unsigned begin_bit;   /* first bit that takes part in the sort (default 0) */
     unsigned end_bit;     /* one past the last; 0 means the key's width. The range is
                              checked after that replacement: begin_bit <= end_bit <= width,
                              else CLRADIX_ERROR_INVALID_ARGUMENT; begin_bit == end_bit sorts
-                             nothing and leaves the order unchanged */
-    int descending;       /* non-zero: largest first, still stable */
+                             nothing and leaves the order unchanged. The bits are those of
+                             the key's order-preserving image (signed keys with the sign bit
+                             flipped; floats with every bit of negatives flipped and the sign
+                             bit of the others), whose unsigned order is the key order above;
+                             for unsigned keys that is the key itself. Only the digit passes
+                             that cover the range run. */
+    int descending;       /* non-zero: largest first; equal keys still keep their input order */
 } clradix_options;
 
 /* ---------------------------------------------------------------------------------
@@ -188,6 +206,9 @@ CLRADIX_API clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, c
  * of about n keys and n values is allocated per call and released when the sort's
  * commands complete.
  *
+ * Sorting is stable in both directions; the key order is the one stated at
+ * clradix_key_type, restricted to the options' bit range.
+ *
  * Thread safety: several threads may sort with one sorter at once, each on its own
  * queue (or sharing one).
  *
@@ -201,13 +222,25 @@ CLRADIX_API clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                              cl_event *event);
 
-/* value_size: bytes per value, 4 or 8 (for example a u32 index, or a u64 or double payload).
+/* value_size: bytes per value, 4, 8 or 16 (a u32 index, a u64 or double payload, a pair of
+   them); values move with their keys in the same passes and are copied bit for bit.
    0 or values NULL: CLRADIX_ERROR_INVALID_ARGUMENT; another size: CLRADIX_ERROR_UNSUPPORTED. */
 CLRADIX_API clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
                                               cl_mem keys, cl_mem values, size_t value_size, size_t n,
                                               const clradix_options *options,
                                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                               cl_event *event);
+
+/* Argsort: writes to indices the stable sorting permutation of keys, as index_size-byte
+   unsigned integers (4 or 8; else CLRADIX_ERROR_INVALID_ARGUMENT): indices[i] is the
+   position in keys of the i-th key in sorted order. keys is only read (it may be a
+   CL_MEM_READ_ONLY buffer) and stays as it is. The temporary memory is about two copies of
+   the keys and one of the indices. */
+CLRADIX_API clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                           cl_mem keys, cl_mem indices, size_t index_size, size_t n,
+                                           const clradix_options *options,
+                                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                           cl_event *event);
 
 /* ---------------------------------------------------------------------------------
  * Sorting host arrays: blocking
@@ -226,6 +259,10 @@ CLRADIX_API clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_com
 CLRADIX_API clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue queue,
                                                    clradix_key_type type, void *keys, void *values,
                                                    size_t value_size, size_t n, const clradix_options *options);
+
+CLRADIX_API clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                clradix_key_type type, const void *keys, void *indices,
+                                                size_t index_size, size_t n, const clradix_options *options);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
  * Sorter lifetime
  * ------------------------------------------------------------------------------ */
 
-static size_t round_down_min(size_t a, size_t b)
+static size_t smaller(size_t a, size_t b)
 {
     return a < b ? a : b;
 }
@@ -32,7 +32,16 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
         || clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof limits->global_mem, &limits->global_mem, NULL)
                != CL_SUCCESS)
         return CLRADIX_ERROR_OPENCL;
-    limits->max_wg = round_down_min(max_wg, item_sizes[0]);
+    limits->max_wg = smaller(max_wg, item_sizes[0]);
+
+    char profile[64] = "", *extensions = NULL;
+    size_t extensions_size = 0;
+    clGetDeviceInfo(device, CL_DEVICE_PROFILE, sizeof profile - 1, profile, NULL);
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &extensions_size) == CL_SUCCESS
+        && (extensions = calloc(1, extensions_size + 1)) != NULL)
+        clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, extensions_size, extensions, NULL);
+    limits->int64 = !strcmp(profile, "FULL_PROFILE") || (extensions && strstr(extensions, "cles_khr_int64"));
+    free(extensions);
     if (limits->compute_units == 0)
         limits->compute_units = 1;
     return CLRADIX_SUCCESS;
@@ -164,7 +173,8 @@ clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tunin
  * ------------------------------------------------------------------------------ */
 
 /* Fills the type, bit range and direction of r from the call's arguments. */
-static clradix_status check_keys(clradix_key_type type, size_t n, const clradix_options *options, sort_request *r)
+static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type type, size_t n,
+                                 const clradix_options *options, sort_request *r)
 {
     switch (type) {
     case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: r->key_bytes = 4; break;
@@ -179,8 +189,8 @@ static clradix_status check_keys(clradix_key_type type, size_t n, const clradix_
     r->descending = options && options->descending;
     if (r->begin_bit > r->end_bit || r->end_bit > width || n > CLRADIX_MAX_N)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    if (type != CLRADIX_U32)
-        return CLRADIX_ERROR_UNSUPPORTED;  /* other key types arrive with the next version */
+    if (r->key_bytes == 8 && !sorter->limits.int64)
+        return CLRADIX_ERROR_UNSUPPORTED;  /* an embedded-profile device without 64-bit integers */
     return CLRADIX_SUCCESS;
 }
 
@@ -188,7 +198,12 @@ static clradix_status check_value_size(size_t value_size)
 {
     if (value_size == 0)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    return value_size == 4 || value_size == 8 ? CLRADIX_SUCCESS : CLRADIX_ERROR_UNSUPPORTED;
+    return value_size == 4 || value_size == 8 || value_size == 16 ? CLRADIX_SUCCESS : CLRADIX_ERROR_UNSUPPORTED;
+}
+
+static clradix_status check_index_size(size_t index_size)
+{
+    return index_size == 4 || index_size == 8 ? CLRADIX_SUCCESS : CLRADIX_ERROR_INVALID_ARGUMENT;
 }
 
 static clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue queue)
@@ -222,8 +237,9 @@ typedef struct buffer_span {
     size_t offset;
 } buffer_span;
 
-/* A buffer of the sorter's context, of at least bytes, that kernels may read and write. */
-static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t bytes, buffer_span *span)
+/* A buffer of the sorter's context, of at least bytes, that kernels may read (and write). */
+static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t bytes, int written,
+                                   buffer_span *span)
 {
     cl_context context = NULL;
     cl_mem_object_type type = 0;
@@ -240,40 +256,31 @@ static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, 
         || clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS
         || clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof span->offset, &span->offset, NULL) != CL_SUCCESS)
         return CLRADIX_ERROR_INVALID_BUFFER;
-    if (type != CL_MEM_OBJECT_BUFFER || size < bytes || (flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)))
+    if (type != CL_MEM_OBJECT_BUFFER || size < bytes || (flags & CL_MEM_WRITE_ONLY)
+        || (written && (flags & CL_MEM_READ_ONLY)))
         return CLRADIX_ERROR_INVALID_BUFFER;
     span->root = parent ? parent : buffer;  /* sub-buffers of sub-buffers are not allowed */
     return CLRADIX_SUCCESS;
 }
 
-/* Checks everything of a device-buffer sort; on success r is ready for dispatch. */
-static clradix_status check_device_sort(const clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
-                                        cl_mem keys, cl_mem values, size_t value_size, size_t n,
-                                        const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
-                                        sort_request *r)
+/* Checks the queue, wait list and buffers of a device-buffer call whose type, range and
+   value size are already in r. */
+static clradix_status check_device_call(const clradix_sorter *sorter, cl_command_queue queue, cl_uint num_wait,
+                                        const cl_event *wait_list, const sort_request *r)
 {
-    if (!sorter || !queue || !keys)
-        return CLRADIX_ERROR_INVALID_ARGUMENT;
-    clradix_status status = check_keys(type, n, options, r);
-    if (status == CLRADIX_SUCCESS && values)
-        status = check_value_size(value_size);
-    if (status == CLRADIX_SUCCESS)
-        status = check_queue(sorter, queue);
+    clradix_status status = check_queue(sorter, queue);
     if (status == CLRADIX_SUCCESS)
         status = check_wait_list(sorter, num_wait, wait_list);
     buffer_span key_span, value_span;
     if (status == CLRADIX_SUCCESS)
-        status = check_buffer(sorter, keys, n * r->key_bytes, &key_span);
-    if (status == CLRADIX_SUCCESS && values) {
-        status = check_buffer(sorter, values, n * value_size, &value_span);
-        const size_t key_end = key_span.offset + n * r->key_bytes, value_end = value_span.offset + n * value_size;
-        if (status == CLRADIX_SUCCESS && key_span.root == value_span.root && n > 0
+        status = check_buffer(sorter, r->keys, r->n * r->key_bytes, !r->argsort, &key_span);
+    if (status == CLRADIX_SUCCESS && r->values) {
+        status = check_buffer(sorter, r->values, r->n * r->value_size, 1, &value_span);
+        const size_t key_end = key_span.offset + r->n * r->key_bytes, value_end = value_span.offset + r->n * r->value_size;
+        if (status == CLRADIX_SUCCESS && key_span.root == value_span.root && r->n > 0
             && key_span.offset < value_end && value_span.offset < key_end)
             status = CLRADIX_ERROR_INVALID_BUFFER;  /* keys and values overlap */
     }
-    r->keys = keys;
-    r->values = values;
-    r->value_size = values ? value_size : 0;
     return status;
 }
 
@@ -291,16 +298,34 @@ static clradix_status locked_dispatch(clradix_sorter *sorter, cl_command_queue q
     return status;
 }
 
+/* The checks and the dispatch of every device-buffer call. */
+static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                  cl_mem values, size_t value_size, int argsort, size_t n,
+                                  const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
+                                  cl_event *event)
+{
+    if (!sorter || !queue || !keys)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    sort_request r = { 0 };
+    clradix_status status = check_keys(sorter, type, n, options, &r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    r.keys = keys;
+    r.values = values;
+    r.value_size = value_size;
+    r.argsort = argsort;
+    status = check_device_call(sorter, queue, num_wait, wait_list, &r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return locked_dispatch(sorter, queue, &r, num_wait, wait_list, event);
+}
+
 clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
                                  size_t n, const clradix_options *options, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event)
 {
-    sort_request r = { 0 };
-    clradix_status status = check_device_sort(sorter, queue, type, keys, NULL, 0, n, options,
-                                              num_events_in_wait_list, event_wait_list, &r);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-    return locked_dispatch(sorter, queue, &r, num_events_in_wait_list, event_wait_list, event);
+    return sort_device(sorter, queue, type, keys, NULL, 0, 0, n, options, num_events_in_wait_list, event_wait_list,
+                       event);
 }
 
 clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
@@ -309,12 +334,21 @@ clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue
 {
     if (!values)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    sort_request r = { 0 };
-    clradix_status status = check_device_sort(sorter, queue, type, keys, values, value_size, n, options,
-                                              num_events_in_wait_list, event_wait_list, &r);
+    clradix_status status = check_value_size(value_size);
     if (status != CLRADIX_SUCCESS)
         return status;
-    return locked_dispatch(sorter, queue, &r, num_events_in_wait_list, event_wait_list, event);
+    return sort_device(sorter, queue, type, keys, values, value_size, 0, n, options, num_events_in_wait_list,
+                       event_wait_list, event);
+}
+
+clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                               cl_mem indices, size_t index_size, size_t n, const clradix_options *options,
+                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    return sort_device(sorter, queue, type, keys, indices, index_size, 1, n, options, num_events_in_wait_list,
+                       event_wait_list, event);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -346,13 +380,14 @@ static void queue_return(clradix_sorter *sorter, cl_command_queue queue)
         clReleaseCommandQueue(queue);
 }
 
-/* Copies the arrays in, sorts, copies them back; r holds the checked type and range. */
+/* Copies the arrays in, sorts, copies back what changed; r holds the checked type, range and
+   value size. keys are only read by argsort. */
 static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
                                 void *values)
 {
     if (queue && check_queue(sorter, queue) != CLRADIX_SUCCESS)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    if (r->n == 0 || r->begin_bit == r->end_bit)
+    if (r->n == 0 || (r->begin_bit == r->end_bit && !r->argsort))
         return CLRADIX_SUCCESS;
     const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->n * r->value_size;
     if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
@@ -363,11 +398,13 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
         return status;
 
     cl_int err = CL_SUCCESS;
-    const cl_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    const cl_mem_flags flags = CL_MEM_COPY_HOST_PTR | (r->argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
     r->keys = clCreateBuffer(sorter->context, flags, key_bytes, keys, &err);
     r->values = NULL;
     if (err == CL_SUCCESS && values)
-        r->values = clCreateBuffer(sorter->context, flags, value_bytes, values, &err);
+        r->values = r->argsort ? clCreateBuffer(sorter->context, CL_MEM_READ_WRITE, value_bytes, NULL, &err)
+                               : clCreateBuffer(sorter->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                value_bytes, values, &err);
     if (err != CL_SUCCESS)
         status = status_from_cl(err);
 
@@ -375,14 +412,17 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
     if (status == CLRADIX_SUCCESS)
         status = locked_dispatch(sorter, queue, r, 0, NULL, &sorted);
     if (status == CLRADIX_SUCCESS) {
-        err = clEnqueueReadBuffer(queue, r->keys, CL_FALSE, 0, key_bytes, keys, 1, &sorted, &read[0]);
-        if (err == CL_SUCCESS && values)
-            err = clEnqueueReadBuffer(queue, r->values, CL_FALSE, 0, value_bytes, values, 1, &sorted, &read[1]);
-        if (err == CL_SUCCESS)
-            err = clWaitForEvents(values ? 2 : 1, read);
-        else if (read[0])
-            clWaitForEvents(1, &read[0]);  /* never leave a copy into the caller's array running */
-        status = status_from_cl(err);
+        /* Copy back the values first, then the keys unless argsort left them as they were. */
+        int reads = 0;
+        if (values)
+            err = clEnqueueReadBuffer(queue, r->values, CL_FALSE, 0, value_bytes, values, 1, &sorted, &read[reads++]);
+        if (err == CL_SUCCESS && !r->argsort)
+            err = clEnqueueReadBuffer(queue, r->keys, CL_FALSE, 0, key_bytes, keys, 1, &sorted, &read[reads++]);
+        if (err != CL_SUCCESS)
+            --reads;  /* the failed read made no event */
+        /* Never return while a copy into the caller's array still runs. */
+        const cl_int waited = reads > 0 ? clWaitForEvents((cl_uint)reads, read) : CL_SUCCESS;
+        status = status_from_cl(err != CL_SUCCESS ? err : waited);
     }
     for (int i = 0; i < 2; ++i)
         if (read[i])
@@ -404,7 +444,7 @@ clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue q
     if (!sorter || !keys)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     sort_request r = { 0 };
-    clradix_status status = check_keys(type, n, options, &r);
+    clradix_status status = check_keys(sorter, type, n, options, &r);
     if (status != CLRADIX_SUCCESS)
         return status;
     return sort_host(sorter, queue, &r, keys, NULL);
@@ -417,11 +457,26 @@ clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue 
     if (!sorter || !keys || !values)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     sort_request r = { 0 };
-    clradix_status status = check_keys(type, n, options, &r);
+    clradix_status status = check_keys(sorter, type, n, options, &r);
     if (status == CLRADIX_SUCCESS)
         status = check_value_size(value_size);
     if (status != CLRADIX_SUCCESS)
         return status;
     r.value_size = value_size;
     return sort_host(sorter, queue, &r, keys, values);
+}
+
+clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                    const void *keys, void *indices, size_t index_size, size_t n,
+                                    const clradix_options *options)
+{
+    if (!sorter || !keys || !indices || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    sort_request r = { 0 };
+    clradix_status status = check_keys(sorter, type, n, options, &r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    r.value_size = index_size;
+    r.argsort = 1;
+    return sort_host(sorter, queue, &r, (void *)keys, indices);
 }

@@ -137,27 +137,32 @@ static void key_transform(clradix_key_type type, int descending, cl_ulong *pos_x
 
 /* The temporary buffers of one sort. */
 typedef struct scratch {
-    cl_mem keys, values;
+    cl_mem keys[2], values;
     cl_mem levels[MAX_SCAN_LEVELS];  /* levels[0] is the digit table, levels[i] the tile sums of level i-1 */
     cl_mem top;                      /* tile sums of the last level (its single total) */
 } scratch;
 
-static void scratch_release(scratch *s)
+static void release_all(cl_mem *buffers, size_t count)
 {
-    cl_mem *all[] = { &s->keys, &s->values, &s->top };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-        if (*all[i])
-            clReleaseMemObject(*all[i]);
-    for (unsigned i = 0; i < MAX_SCAN_LEVELS; ++i)
-        if (s->levels[i])
-            clReleaseMemObject(s->levels[i]);
+    for (size_t i = 0; i < count; ++i)
+        if (buffers[i])
+            clReleaseMemObject(buffers[i]);
 }
 
-static cl_int scratch_alloc(cl_context context, const sort_plan *plan, size_t key_bytes, size_t value_bytes,
-                            scratch *s)
+static void scratch_release(scratch *s)
+{
+    release_all(s->keys, 2);
+    release_all(&s->values, 1);
+    release_all(s->levels, MAX_SCAN_LEVELS);
+    release_all(&s->top, 1);
+}
+
+static cl_int scratch_alloc(cl_context context, const sort_plan *plan, unsigned key_buffers, size_t key_bytes,
+                            size_t value_bytes, scratch *s)
 {
     cl_int err = CL_SUCCESS;
-    s->keys = clCreateBuffer(context, CL_MEM_READ_WRITE, key_bytes, NULL, &err);
+    for (unsigned i = 0; i < key_buffers && err == CL_SUCCESS; ++i)
+        s->keys[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, key_bytes, NULL, &err);
     if (err == CL_SUCCESS && value_bytes)
         s->values = clCreateBuffer(context, CL_MEM_READ_WRITE, value_bytes, NULL, &err);
     for (unsigned i = 0; i < plan->levels && err == CL_SUCCESS; ++i)
@@ -185,63 +190,71 @@ static cl_int enqueue_scan(chain *c, const radix_program *p, const sort_plan *pl
     return err;
 }
 
-clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
-                             cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+/* Argsort: the values start as the indices 0 .. n-1. */
+static cl_int enqueue_iota(chain *c, const radix_program *p, cl_mem values, cl_uint n)
 {
-    chain c = { queue, num_wait, wait_list, NULL };
-    if (r->n == 0 || r->begin_bit == r->end_bit) {
-        /* Nothing to sort: the caller still gets an event that follows the wait list. */
-        if (!event)
-            return CLRADIX_SUCCESS;
-        cl_int err = chain_marker(&c);
-        if (err == CL_SUCCESS)
-            *event = c.last;
-        return status_from_cl(err);
+    const size_t wg = p->params.scan_wg, groups = (n + wg - 1) / wg < 1024 ? (n + wg - 1) / wg : 1024;
+    cl_int err = set_args(p->iota, 2, ARG(values), ARG(n));
+    return err == CL_SUCCESS ? chain_kernel(c, p->iota, groups, wg) : err;
+}
+
+/*
+ * Where each pass reads and writes. Pass p writes keys[p % 2] and values[p % 2] and
+ * reads what pass p - 1 wrote; pass 0 reads first_keys and values[1]. A sort in place
+ * has keys = { temporary, caller's } and first_keys = the caller's, so an even number of
+ * passes ends in the caller's buffers. Argsort reads the caller's keys without writing
+ * them (keys = two temporaries) and places the indices so that the last pass writes the
+ * caller's buffer.
+ */
+typedef struct pass_buffers {
+    cl_mem first_keys, keys[2], values[2];
+} pass_buffers;
+
+static void plan_buffers(const sort_request *r, unsigned passes, const scratch *s, pass_buffers *b)
+{
+    if (r->argsort) {
+        b->first_keys = r->keys;
+        b->keys[0] = s->keys[0];
+        b->keys[1] = s->keys[1];
+        b->values[(passes + 1) % 2] = r->values;  /* the last pass, passes - 1, writes the caller's */
+        b->values[passes % 2] = s->values;
+    } else {
+        b->first_keys = r->keys;
+        b->keys[0] = s->keys[0];
+        b->keys[1] = r->keys;
+        b->values[0] = s->values;
+        b->values[1] = r->values;
     }
+}
 
-    radix_program *p;
-    clradix_status status = program_get(sorter, r->key_bytes, r->values ? (unsigned)r->value_size : 0, &p);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-
-    sort_plan plan;
-    plan_sort(&p->params, &sorter->limits, r->n, &plan);
-    if (plan.level_groups[plan.levels - 1] != 1)
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->values ? r->n * r->value_size : 0;
-    if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-
-    scratch s = { 0 };
-    cl_int err = scratch_alloc(sorter->context, &plan, key_bytes, value_bytes, &s);
-    if (err != CL_SUCCESS) {
-        scratch_release(&s);
-        return status_from_cl(err);
-    }
-
+/* Enqueues the passes over bits [begin_bit, end_bit). */
+static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *plan, const sort_request *r,
+                             const scratch *s, const pass_buffers *b)
+{
     cl_ulong pos_xor, neg_xor;
     key_transform(r->type, r->descending, &pos_xor, &neg_xor);
-    cl_uint pos_xor32 = (cl_uint)pos_xor, neg_xor32 = (cl_uint)neg_xor;
+    const cl_uint pos_xor32 = (cl_uint)pos_xor, neg_xor32 = (cl_uint)neg_xor;
     const size_t xor_size = r->key_bytes;
     const void *pos_arg = r->key_bytes == 8 ? (const void *)&pos_xor : (const void *)&pos_xor32;
     const void *neg_arg = r->key_bytes == 8 ? (const void *)&neg_xor : (const void *)&neg_xor32;
 
     const cl_uint n = (cl_uint)r->n, radix_bits = p->params.radix_bits;
-    unsigned passes = 0;
-    for (cl_uint shift = r->begin_bit; shift < r->end_bit && err == CL_SUCCESS; shift += radix_bits, ++passes) {
+    cl_int err = CL_SUCCESS;
+    unsigned pass = 0;
+    for (cl_uint shift = r->begin_bit; shift < r->end_bit && err == CL_SUCCESS; shift += radix_bits, ++pass) {
         const cl_uint bits = r->end_bit - shift < radix_bits ? r->end_bit - shift : radix_bits;
         const cl_uint digit_mask = (1u << bits) - 1;
-        const cl_mem src_keys = passes % 2 ? s.keys : r->keys, dst_keys = passes % 2 ? r->keys : s.keys;
-        const cl_mem src_values = passes % 2 ? s.values : r->values, dst_values = passes % 2 ? r->values : s.values;
+        const cl_mem src_keys = pass ? b->keys[(pass + 1) % 2] : b->first_keys, dst_keys = b->keys[pass % 2];
+        const cl_mem src_values = b->values[(pass + 1) % 2], dst_values = b->values[pass % 2];
 
         /* radix_histogram and radix_scatter share their first eight arguments. */
         for (int k = 0; k < 2 && err == CL_SUCCESS; ++k)
-            err = set_args(k ? p->scatter : p->histogram, 8, ARG(src_keys), ARG(n), ARG(plan.block_len), ARG(shift),
-                           ARG(digit_mask), xor_size, pos_arg, xor_size, neg_arg, ARG(s.levels[0]));
+            err = set_args(k ? p->scatter : p->histogram, 8, ARG(src_keys), ARG(n), ARG(plan->block_len), ARG(shift),
+                           ARG(digit_mask), xor_size, pos_arg, xor_size, neg_arg, ARG(s->levels[0]));
         if (err == CL_SUCCESS)
-            err = chain_kernel(&c, p->histogram, plan.groups, p->params.wg);
+            err = chain_kernel(c, p->histogram, plan->groups, p->params.wg);
         if (err == CL_SUCCESS)
-            err = enqueue_scan(&c, p, &plan, &s);
+            err = enqueue_scan(c, p, plan, s);
         if (err == CL_SUCCESS)
             err = clSetKernelArg(p->scatter, 8, sizeof dst_keys, &dst_keys);
         if (err == CL_SUCCESS && r->values)
@@ -249,13 +262,56 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
         if (err == CL_SUCCESS && r->values)
             err = clSetKernelArg(p->scatter, 10, sizeof dst_values, &dst_values);
         if (err == CL_SUCCESS)
-            err = chain_kernel(&c, p->scatter, plan.groups, p->params.wg);
+            err = chain_kernel(c, p->scatter, plan->groups, p->params.wg);
     }
-    if (err == CL_SUCCESS && passes % 2) {  /* the result is in the temporary buffers */
-        err = chain_copy(&c, s.keys, r->keys, key_bytes);
+    return err;
+}
+
+clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
+                             cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    chain c = { queue, num_wait, wait_list, NULL };
+    const unsigned radix_bits = sorter->params.radix_bits;  /* the same in every variant */
+    const unsigned passes = r->n ? (r->end_bit - r->begin_bit + radix_bits - 1) / radix_bits : 0;
+    radix_program *p = NULL;
+    if (passes > 0 || (r->argsort && r->n > 0)) {
+        clradix_status status = program_get(sorter, r->key_bytes, r->values ? (unsigned)r->value_size : 0, &p);
+        if (status != CLRADIX_SUCCESS)
+            return status;
+    }
+
+    const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->values ? r->n * r->value_size : 0;
+    if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+
+    sort_plan plan = { 0 };
+    scratch s = { 0 };
+    cl_int err = CL_SUCCESS;
+    if (passes > 0) {
+        plan_sort(&p->params, &sorter->limits, r->n, &plan);
+        if (plan.level_groups[plan.levels - 1] != 1)
+            return CLRADIX_ERROR_OUT_OF_RESOURCES;
+        const unsigned key_buffers = r->argsort && passes > 1 ? 2 : 1;
+        err = scratch_alloc(sorter->context, &plan, key_buffers, key_bytes, value_bytes, &s);
+        if (err != CL_SUCCESS) {
+            scratch_release(&s);
+            return status_from_cl(err);
+        }
+    }
+
+    pass_buffers b;
+    plan_buffers(r, passes, &s, &b);
+    if (r->argsort && r->n > 0)
+        err = enqueue_iota(&c, p, b.values[1], (cl_uint)r->n);
+    if (err == CL_SUCCESS && passes > 0)
+        err = enqueue_passes(&c, p, &plan, r, &s, &b);
+    if (err == CL_SUCCESS && passes % 2 && !r->argsort) {  /* the result is in the temporary buffers */
+        err = chain_copy(&c, s.keys[0], r->keys, key_bytes);
         if (err == CL_SUCCESS && r->values)
             err = chain_copy(&c, s.values, r->values, value_bytes);
     }
+    if (err == CL_SUCCESS && !c.last && event)  /* nothing to do: an event that follows the wait list */
+        err = chain_marker(&c);
 
     /* OpenCL frees the temporaries only once the commands that use them have finished. */
     scratch_release(&s);
@@ -266,7 +322,7 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
     }
     if (event)
         *event = c.last;
-    else
+    else if (c.last)
         clReleaseEvent(c.last);
     return CLRADIX_SUCCESS;
 }

@@ -26,6 +26,7 @@ typedef struct device_limits {
     cl_ulong local_mem;
     cl_ulong max_alloc;
     cl_ulong global_mem;
+    int int64;               /* 64-bit integers in kernels: full profile, or cles_khr_int64 */
 } device_limits;
 
 /* Program variants: key width x value size class. */
@@ -37,6 +38,7 @@ typedef struct radix_program {
     radix_params params;     /* after clamping to this variant's local memory and kernels */
     cl_program program;
     cl_kernel histogram, scan, scan_add, scatter;
+    cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
 } radix_program;
 
 struct clradix_sorter {
@@ -69,14 +71,16 @@ clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned 
 void program_release(radix_program *program);
 void build_log_set_thread(const char *log);
 
-/* dispatch.c: enqueue one validated sort; caller holds the lock. values NULL for keys only. */
+/* dispatch.c: enqueue one validated sort; caller holds the lock. */
 typedef struct sort_request {
     clradix_key_type type;
     unsigned key_bytes;
-    cl_mem keys, values;
+    cl_mem keys;             /* sorted in place; only read by argsort */
+    cl_mem values;           /* NULL: keys only; argsort: receives the indices */
     size_t value_size, n;
     unsigned begin_bit, end_bit;
     int descending;
+    int argsort;
 } sort_request;
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Program sources, concatenated in this order. */
-static const char *const source_files[] = { "common.cl", "histogram.cl", "scan.cl", "scatter.cl" };
+static const char *const source_files[] = { "common.cl", "histogram.cl", "scan.cl", "scatter.cl", "iota.cl" };
 enum { SOURCE_COUNT = sizeof source_files / sizeof source_files[0] };
 
 static _Thread_local char *thread_build_log;
@@ -103,7 +103,7 @@ static char *get_build_log(cl_program program, cl_device_id device)
 
 void program_release(radix_program *p)
 {
-    cl_kernel *kernels[] = { &p->histogram, &p->scan, &p->scan_add, &p->scatter };
+    cl_kernel *kernels[] = { &p->histogram, &p->scan, &p->scan_add, &p->scatter, &p->iota };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (*kernels[i]) {
             clReleaseKernel(*kernels[i]);
@@ -144,8 +144,10 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
         { &p->scatter, "radix_scatter", 0 },
         { &p->scan, "radix_scan", 1 },
         { &p->scan_add, "radix_scan_add", 1 },
+        { &p->iota, "radix_iota", 1 },
     };
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
+    const size_t count = sizeof kernels / sizeof kernels[0] - (value_bytes != 4 && value_bytes != 8);
+    for (size_t i = 0; i < count; ++i) {
         *kernels[i].kernel = clCreateKernel(p->program, kernels[i].name, &err);
         if (err != CL_SUCCESS)
             return status_from_cl(err);

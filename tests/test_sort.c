@@ -1,16 +1,14 @@
 /*
- * Sorting on a real OpenCL device, checked against the qsort oracle: every size boundary
- * and distribution, keys and pairs, both APIs, several kernel shapes (tuning rows), the
- * event path, and argument checks that need a device. OpenCL objects are created in
- * checked fixtures, after Check has forked.
+ * Sorting on a real OpenCL device, checked against the qsort oracle: every size boundary,
+ * distribution and key type, through every call (keys, pairs of 4, 8 and 16 bytes,
+ * argsort; device buffers and host arrays), for several kernel shapes (tuning rows);
+ * then a few large arrays. OpenCL objects are created in checked fixtures, after Check
+ * has forked.
  */
 #include "testutil.h"
 
-#include <check.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Kernel shapes under test: the device's own row, and rows forced through tuning. */
 typedef struct row {
@@ -24,20 +22,17 @@ static const row rows[] = {
     /* GPU-like: 8-bit digits ranked in two 4-bit rounds, tiles sorted in local memory. */
     { "gpu-like", { .radix_bits = 8, .work_group_size = 256, .keys_per_item = 8, .rank_bits = 4, .hist_copies = 2,
                     .scatter = 2, .groups_per_unit = 4 } },
-    /* Odd pass count (7 passes of 5 bits, the last of 2), uneven rank rounds, tiny tiles. */
+    /* Odd pass counts (5-bit digits), uneven rank rounds, tiny tiles, many blocks. */
     { "radix5", { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .hist_copies = 2,
                   .scatter = 2, .groups_per_unit = 3 } },
 };
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
 
-static test_device dev;
 static size_t tile;  /* keys per tile of the row under test */
 
 static void open_row(int r)
 {
-    clradix_status status = test_device_open(&dev, &rows[r].tuning);
-    ck_assert_msg(status == CLRADIX_SUCCESS, "sorter for row %s: %s\n%s", rows[r].name,
-                  clradix_status_string(status), clradix_build_log(NULL));
+    open_dev(&rows[r].tuning);
     clradix_tuning used;
     ck_assert_int_eq(clradix_sorter_tuning(dev.sorter, &used), CLRADIX_SUCCESS);
     tile = (size_t)used.work_group_size * used.keys_per_item;
@@ -48,7 +43,6 @@ static void setup_row1(void) { open_row(1); }
 static void setup_row2(void) { open_row(2); }
 static void setup_row3(void) { open_row(3); }
 static void (*const row_setups[ROW_COUNT])(void) = { setup_row0, setup_row1, setup_row2, setup_row3 };
-static void teardown(void) { test_device_close(&dev); }
 
 /* Sizes around every boundary, as tiles * (the row's tile) + plus. */
 static const struct { size_t tiles; long plus; } sizes[] = {
@@ -60,405 +54,64 @@ static const struct { size_t tiles; long plus; } sizes[] = {
 };
 enum { SIZE_COUNT = sizeof sizes / sizeof sizes[0] };
 
-static size_t size_at(int i)
-{
-    return (size_t)((long)(sizes[i].tiles * tile) + sizes[i].plus);
-}
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
+                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
+enum { TYPE_COUNT = sizeof types / sizeof types[0] };
 
-/* One size: every distribution, keys and pairs, both APIs. */
+/* Every call; (type + distribution) picks one per case, so each type meets each call. */
+static const sort_call calls[] = {
+    { API_DEVICE, SORT_KEYS, 0 },    { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 8 },
+    { API_HOST, SORT_KEYS, 0 },      { API_DEVICE, SORT_PAIRS, 16 }, { API_DEVICE, SORT_ARGSORT, 4 },
+    { API_HOST, SORT_ARGSORT, 8 },
+};
+enum { CALL_COUNT = sizeof calls / sizeof calls[0] };
+
+/* One size: every key type and distribution. */
 START_TEST(test_sizes)
 {
-    const size_t n = size_at(_i);
-    char msg[256];
-    for (dist d = 0; d < DIST_COUNT; ++d) {
-        static const struct { api_flavour api; size_t value_size; } flavours[] = {
-            { API_DEVICE, 0 }, { API_DEVICE, 4 }, { API_HOST, 0 }, { API_HOST, 8 },
-        };
-        for (size_t f = 0; f < sizeof flavours / sizeof flavours[0]; ++f) {
-            const uint64_t seed = n * 131 + d * 7 + f;
-            int failed = sort_case(&dev, flavours[f].api, CLRADIX_U32, d, n, flavours[f].value_size, NULL, seed, msg,
-                                   sizeof msg);
-            ck_assert_msg(!failed, "n=%zu dist=%s %s value_size=%zu: %s", n, dist_name(d),
-                          flavours[f].api == API_HOST ? "host" : "device", flavours[f].value_size, msg);
+    const size_t n = (size_t)((long)(sizes[_i].tiles * tile) + sizes[_i].plus);
+    char msg[256], name[64];
+    for (int t = 0; t < TYPE_COUNT; ++t)
+        for (dist d = 0; d < DIST_COUNT; ++d) {
+            const sort_call *call = &calls[(t + d) % CALL_COUNT];
+            const int failed = sort_case(&dev, call, types[t], d, n, NULL, n * 131 + t * 17 + d, msg, sizeof msg);
+            ck_assert_msg(!failed, "n=%zu type=%d dist=%s %s: %s", n, types[t], dist_name(d),
+                          sort_call_name(call, name, sizeof name), msg);
         }
-    }
 }
 END_TEST
 
 /* A few large arrays. */
 START_TEST(test_large)
 {
-    static const struct { size_t n; dist d; api_flavour api; size_t value_size; } cases[] = {
-        { (size_t)1 << 22, DIST_RANDOM, API_DEVICE, 0 },
-        { ((size_t)1 << 22) - 3, DIST_RANDOM, API_HOST, 4 },
-        { 3000017, DIST_LOW_ENTROPY, API_DEVICE, 8 },
-        { 2500000, DIST_SIXTEEN, API_DEVICE, 4 },
+    static const struct { size_t n; clradix_key_type type; dist d; sort_call call; } cases[] = {
+        { (size_t)1 << 22, CLRADIX_U32, DIST_RANDOM, { API_DEVICE, SORT_KEYS, 0 } },
+        { ((size_t)1 << 22) - 3, CLRADIX_F32, DIST_RANDOM, { API_HOST, SORT_PAIRS, 4 } },
+        { 3000017, CLRADIX_U32, DIST_LOW_ENTROPY, { API_DEVICE, SORT_PAIRS, 8 } },
+        { 2500000, CLRADIX_I64, DIST_SIXTEEN, { API_DEVICE, SORT_PAIRS, 4 } },
+        { 2000003, CLRADIX_F64, DIST_RANDOM, { API_DEVICE, SORT_ARGSORT, 4 } },
+        { 1500000, CLRADIX_U64, DIST_TOP_DIGIT, { API_HOST, SORT_KEYS, 0 } },
     };
     char msg[256];
-    const int failed = sort_case(&dev, cases[_i].api, CLRADIX_U32, cases[_i].d, cases[_i].n, cases[_i].value_size,
-                                 NULL, 1000 + _i, msg, sizeof msg);
-    ck_assert_msg(!failed, "n=%zu dist=%s: %s", cases[_i].n, dist_name(cases[_i].d), msg);
+    const int failed = sort_case(&dev, &cases[_i].call, cases[_i].type, cases[_i].d, cases[_i].n, NULL, 1000 + _i,
+                                 msg, sizeof msg);
+    ck_assert_msg(!failed, "n=%zu type=%d dist=%s: %s", cases[_i].n, cases[_i].type, dist_name(cases[_i].d), msg);
 }
 END_TEST
-
-/* --- Events --------------------------------------------------------------------------- */
-
-static cl_mem upload(const void *data, size_t bytes)
-{
-    cl_int err;
-    cl_mem buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)data, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    return buffer;
-}
-
-static void download(cl_mem buffer, void *data, size_t bytes)
-{
-    ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL), CL_SUCCESS);
-}
-
-static cl_int event_status(cl_event event)
-{
-    cl_int status = 0;
-    ck_assert_int_eq(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-                     CL_SUCCESS);
-    return status;
-}
-
-/* The sort waits for its wait list, returns at once, and its event marks the end. */
-START_TEST(test_event_user_gate)
-{
-    const size_t n = 50000;
-    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 5), *out = malloc(n * 4);
-    cl_mem buffer = upload(keys, n * 4);
-    cl_int err;
-    cl_event gate = clCreateUserEvent(dev.context, &err), done = NULL;
-    ck_assert_int_eq(err, CL_SUCCESS);
-
-    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, n, NULL, 1, &gate, &done),
-                     CLRADIX_SUCCESS);
-    ck_assert_ptr_nonnull(done);
-    ck_assert_int_gt(event_status(done), CL_COMPLETE);  /* still held back by the gate */
-
-    ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    download(buffer, out, n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
-    char msg[256];
-    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
-
-    free(perm);
-    clReleaseEvent(done);
-    clReleaseEvent(gate);
-    clReleaseMemObject(buffer);
-    free(keys);
-    free(out);
-}
-END_TEST
-
-/* The wait list holds another queue's upload of the keys: the sort must see the keys,
-   not what the buffer held before. */
-START_TEST(test_event_other_queue)
-{
-    const size_t n = 1 << 20;
-    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 6), *out = calloc(n, 4);
-    cl_mem buffer = upload(out, n * 4);  /* zeros until the upload lands */
-    cl_int err;
-    cl_command_queue uploader = clCreateCommandQueue(dev.context, dev.device, 0, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    cl_event uploaded = NULL, done = NULL;
-    ck_assert_int_eq(clEnqueueWriteBuffer(uploader, buffer, CL_FALSE, 0, n * 4, keys, 0, NULL, &uploaded), CL_SUCCESS);
-    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, n, NULL, 1, &uploaded, &done),
-                     CLRADIX_SUCCESS);
-    clFlush(uploader);
-    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    download(buffer, out, n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
-    char msg[256];
-    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
-
-    free(perm);
-    clReleaseEvent(done);
-    clReleaseEvent(uploaded);
-    clReleaseCommandQueue(uploader);
-    clReleaseMemObject(buffer);
-    free(keys);
-    free(out);
-}
-END_TEST
-
-/* Nothing to sort still yields an event that follows the wait list. */
-START_TEST(test_event_empty_sort)
-{
-    uint32_t key = 7;
-    cl_mem buffer = upload(&key, 4);
-    cl_int err;
-    cl_event gate = clCreateUserEvent(dev.context, &err), done = NULL;
-    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, 0, NULL, 1, &gate, &done),
-                     CLRADIX_SUCCESS);
-    ck_assert_ptr_nonnull(done);
-    ck_assert_int_gt(event_status(done), CL_COMPLETE);
-    clSetUserEventStatus(gate, CL_COMPLETE);
-    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    clReleaseEvent(done);
-
-    /* Without an event pointer it succeeds too. */
-    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, 0, NULL, 0, NULL, NULL),
-                     CLRADIX_SUCCESS);
-    clReleaseEvent(gate);
-    clReleaseMemObject(buffer);
-}
-END_TEST
-
-/* --- Argument checks that need a device ------------------------------------------------- */
-
-/* Every rejected call returns its status and leaves the buffer as it was. */
-START_TEST(test_rejected_calls)
-{
-    const size_t n = 1000;
-    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 9), *out = malloc(n * 8);
-    cl_mem buffer = upload(keys, n * 4), values = upload(keys, n * 4);
-    cl_int err;
-    cl_mem read_only = clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
-    cl_context other = clCreateContext(NULL, 1, &dev.device, NULL, NULL, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    cl_command_queue other_queue = clCreateCommandQueue(other, dev.device, 0, &err);
-    cl_mem other_buffer = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-    cl_event event = (cl_event)0x1;  /* must stay untouched */
-    clradix_sorter *s = dev.sorter;
-    cl_command_queue q = dev.queue;
-    const clradix_options backwards = { 20, 10, 0 }, too_wide = { 0, 33, 0 };
-
-    ck_assert_int_eq(clradix_sort_keys(NULL, q, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, NULL, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, NULL, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, (clradix_key_type)99, buffer, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, &backwards, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, &too_wide, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, NULL, 1, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, NULL, 0, &event, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, other_queue, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, other_buffer, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n + 1, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_BUFFER);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, read_only, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_BUFFER);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, CLRADIX_MAX_N + 1, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_I32, buffer, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_UNSUPPORTED);
-
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, NULL, 4, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, values, 0, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, values, 3, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_UNSUPPORTED);
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, values, 8, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_BUFFER);  /* values hold n * 4 bytes only */
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, buffer, 4, n, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_BUFFER);  /* keys and values are one buffer */
-
-    /* Overlapping sub-buffers of one parent. */
-    cl_mem parent = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, 1 << 16, NULL, &err);
-    cl_buffer_region first = { 0, 8192 }, second = { 4096, 8192 }, apart = { 8192, 8192 };
-    cl_mem a = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &first, &err);
-    cl_mem b = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &second, &err);
-    cl_mem c = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &apart, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, a, b, 4, 2048, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_BUFFER);
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, a, parent, 4, 2048, NULL, 0, NULL, &event),
-                     CLRADIX_ERROR_INVALID_BUFFER);
-    ck_assert_ptr_eq(event, (cl_event)0x1);
-    cl_event done = NULL;
-    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, a, c, 4, 2048, NULL, 0, NULL, &done), CLRADIX_SUCCESS);
-    clWaitForEvents(1, &done);
-    clReleaseEvent(done);
-
-    /* Host arrays. */
-    memcpy(out, keys, n * 4);
-    ck_assert_int_eq(clradix_sort_keys_host(NULL, NULL, CLRADIX_U32, out, n, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys_host(s, NULL, CLRADIX_U32, NULL, n, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys_host(s, other_queue, CLRADIX_U32, out, n, NULL),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys_host(s, NULL, CLRADIX_U32, out, n, &too_wide), CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_keys_host(s, NULL, CLRADIX_F32, out, n, NULL), CLRADIX_ERROR_UNSUPPORTED);
-    ck_assert_int_eq(clradix_sort_pairs_host(s, NULL, CLRADIX_U32, out, NULL, 4, n, NULL),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_pairs_host(s, NULL, CLRADIX_U32, out, out + n, 0, n, NULL),
-                     CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sort_pairs_host(s, NULL, CLRADIX_U32, out, out + n, 12, n, NULL),
-                     CLRADIX_ERROR_UNSUPPORTED);
-    ck_assert_mem_eq(out, keys, n * 4);
-
-    /* Nothing above touched the device buffer. */
-    download(buffer, out, n * 4);
-    ck_assert_mem_eq(out, keys, n * 4);
-
-    clReleaseMemObject(a);
-    clReleaseMemObject(b);
-    clReleaseMemObject(c);
-    clReleaseMemObject(parent);
-    clReleaseMemObject(other_buffer);
-    clReleaseCommandQueue(other_queue);
-    clReleaseContext(other);
-    clReleaseMemObject(read_only);
-    clReleaseMemObject(values);
-    clReleaseMemObject(buffer);
-    free(keys);
-    free(out);
-}
-END_TEST
-
-/* Sorter creation: explicit context and device, mismatches, tuning overrides, build failures. */
-START_TEST(test_sorter_create)
-{
-    clradix_sorter *s = (clradix_sorter *)0x1;
-    ck_assert_int_eq(clradix_sorter_create(dev.context, NULL, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sorter_create(NULL, dev.device, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_ptr_eq(s, (clradix_sorter *)0x1);
-
-    /* The caller's context and device. */
-    ck_assert_int_eq(clradix_sorter_create(dev.context, dev.device, &s), CLRADIX_SUCCESS);
-    ck_assert_ptr_eq(clradix_sorter_context(s), dev.context);
-    ck_assert_ptr_eq(clradix_sorter_device(s), dev.device);
-    uint32_t keys[5] = { 5, 3, 9, 1, 3 };
-    ck_assert_int_eq(clradix_sort_keys_host(s, dev.queue, CLRADIX_U32, keys, 5, NULL), CLRADIX_SUCCESS);
-    ck_assert_uint_eq(keys[0], 1);
-    ck_assert_uint_eq(keys[4], 9);
-    clradix_sorter_release(s);
-    clradix_sorter_release(NULL);
-
-    /* Bad tuning: through the API and through the environment. */
-    s = (clradix_sorter *)0x1;
-    const clradix_tuning bad_wg = { .work_group_size = 48 }, bad_bits = { .radix_bits = 9 };
-    ck_assert_int_eq(clradix_sorter_create_tuned(NULL, NULL, &bad_wg, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(clradix_sorter_create_tuned(NULL, NULL, &bad_bits, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
-    setenv("CLRADIX_TUNING", "RADIX_BITS=4,NOT_A_PARAMETER=3", 1);
-    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
-    setenv("CLRADIX_TUNING", "RADIX_BITS=4,WG=2,KPT=3", 1);
-    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_SUCCESS);
-    clradix_tuning used;
-    ck_assert_int_eq(clradix_sorter_tuning(s, &used), CLRADIX_SUCCESS);
-    ck_assert_uint_eq(used.radix_bits, 4);
-    ck_assert_uint_eq(used.work_group_size, 2);
-    ck_assert_uint_eq(used.keys_per_item, 3);
-    clradix_sorter_release(s);
-    unsetenv("CLRADIX_TUNING");
-
-    /* A kernel folder whose sources do not compile. */
-    char dir[] = "/tmp/clradix-broken-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    static const char *const files[] = { "common.cl", "histogram.cl", "scan.cl", "scatter.cl" };
-    char path[256];
-    for (int i = 0; i < 4; ++i) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        FILE *f = fopen(path, "w");
-        fputs(i == 3 ? "this is not OpenCL C;\n" : "\n", f);
-        fclose(f);
-    }
-    setenv("CLRADIX_KERNEL_DIR", dir, 1);
-    s = (clradix_sorter *)0x1;
-    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_ERROR_BUILD_FAILED);
-    ck_assert_ptr_eq(s, (clradix_sorter *)0x1);
-    ck_assert_int_gt(strlen(clradix_build_log(NULL)), 0);
-    unsetenv("CLRADIX_KERNEL_DIR");
-    for (int i = 0; i < 4; ++i) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        remove(path);
-    }
-    remove(dir);
-}
-END_TEST
-
-/* --- Several host threads on one sorter --------------------------------------------------- */
-
-typedef struct worker {
-    int index, failures;
-    char msg[256];
-} worker;
-
-static void *sort_worker(void *arg)
-{
-    worker *w = arg;
-    test_device own = dev;  /* shared sorter and context, a queue of its own */
-    own.queue = clCreateCommandQueue(dev.context, dev.device, 0, NULL);
-    for (int i = 0; i < 10 && !w->failures; ++i)
-        w->failures += sort_case(&own, i % 2 ? API_HOST : API_DEVICE, CLRADIX_U32, (dist)(i % DIST_COUNT),
-                                 20000 + 977 * i, i % 3 ? 4 : 0, NULL, w->index * 100 + i, w->msg, sizeof w->msg);
-    clReleaseCommandQueue(own.queue);
-    return NULL;
-}
-
-START_TEST(test_threads)
-{
-    enum { THREADS = 4 };
-    pthread_t threads[THREADS];
-    worker workers[THREADS] = { { 0 } };
-    for (int i = 0; i < THREADS; ++i) {
-        workers[i].index = i;
-        ck_assert_int_eq(pthread_create(&threads[i], NULL, sort_worker, &workers[i]), 0);
-    }
-    for (int i = 0; i < THREADS; ++i) {
-        pthread_join(threads[i], NULL);
-        ck_assert_msg(!workers[i].failures, "thread %d: %s", i, workers[i].msg);
-    }
-}
-END_TEST
-
-static Suite *sort_suite(void)
-{
-    Suite *s = suite_create("sort");
-    for (int r = 0; r < ROW_COUNT; ++r) {
-        char *name = malloc(64);
-        snprintf(name, 64, "sizes-%s", rows[r].name);
-        TCase *tc = tcase_create(name);
-        tcase_add_checked_fixture(tc, row_setups[r], teardown);
-        tcase_set_timeout(tc, 300);
-        tcase_add_loop_test(tc, test_sizes, 0, SIZE_COUNT);
-        if (r < 2)
-            tcase_add_loop_test(tc, test_large, 0, 4);
-        suite_add_tcase(s, tc);
-    }
-    TCase *tc = tcase_create("api");
-    tcase_add_checked_fixture(tc, setup_row0, teardown);
-    tcase_set_timeout(tc, 120);
-    /* POCL's basic device hangs in clSetUserEventStatus when a command waits on the
-       event (pocl/pocl#1177), so the user-event tests run on other devices only. */
-    const char *pocl_devices = getenv("POCL_DEVICES");
-    if (!pocl_devices || strcmp(pocl_devices, "basic") != 0) {
-        tcase_add_test(tc, test_event_user_gate);
-        tcase_add_test(tc, test_event_empty_sort);
-    } else {
-        fprintf(stderr, "test_sort: user-event tests not run on POCL basic (pocl/pocl#1177)\n");
-    }
-    tcase_add_test(tc, test_event_other_queue);
-    tcase_add_test(tc, test_rejected_calls);
-    tcase_add_test(tc, test_sorter_create);
-    tcase_add_test(tc, test_threads);
-    suite_add_tcase(s, tc);
-    return s;
-}
 
 int main(void)
 {
-    if (!device_available()) {
-        fprintf(stderr, "test_sort: no OpenCL device found: skipped\n");
-        return TEST_SKIP;
+    Suite *s = suite_create("sort");
+    for (int r = 0; r < ROW_COUNT; ++r) {
+        static char names[ROW_COUNT][32];
+        snprintf(names[r], sizeof names[r], "sizes-%s", rows[r].name);
+        TCase *tc = tcase_create(names[r]);
+        tcase_add_checked_fixture(tc, row_setups[r], close_dev);
+        tcase_set_timeout(tc, 300);
+        tcase_add_loop_test(tc, test_sizes, 0, SIZE_COUNT);
+        if (r < 2)
+            tcase_add_loop_test(tc, test_large, 0, 6);
+        suite_add_tcase(s, tc);
     }
-    SRunner *runner = srunner_create(sort_suite());
-    srunner_run_all(runner, CK_NORMAL);
-    const int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_device_suite(s, "test_sort");
 }

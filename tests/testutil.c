@@ -175,25 +175,44 @@ void test_device_close(test_device *t)
     memset(t, 0, sizeof *t);
 }
 
-clradix_status run_sort(test_device *t, api_flavour api, clradix_key_type type, void *keys, void *values,
-                        size_t value_size, size_t n, const clradix_options *options)
+const char *sort_call_name(const sort_call *call, char *buf, size_t size)
 {
-    if (api == API_HOST)
-        return value_size ? clradix_sort_pairs_host(t->sorter, NULL, type, keys, values, value_size, n, options)
-                          : clradix_sort_keys_host(t->sorter, NULL, type, keys, n, options);
+    static const char *const kinds[] = { "keys", "pairs", "argsort" };
+    snprintf(buf, size, "%s %s/%zu", call->api == API_HOST ? "host" : "device", kinds[call->kind], call->value_size);
+    return buf;
+}
 
-    const size_t key_size = n * key_bytes_of(type), val_size = n * value_size;
+clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type type, void *keys, void *values,
+                        size_t n, const clradix_options *options)
+{
+    const size_t vs = call->kind == SORT_KEYS ? 0 : call->value_size;
+    if (call->api == API_HOST) {
+        switch (call->kind) {
+        case SORT_KEYS: return clradix_sort_keys_host(t->sorter, NULL, type, keys, n, options);
+        case SORT_PAIRS: return clradix_sort_pairs_host(t->sorter, NULL, type, keys, values, vs, n, options);
+        case SORT_ARGSORT: return clradix_argsort_host(t->sorter, NULL, type, keys, values, vs, n, options);
+        }
+    }
+
+    const size_t key_size = n * key_bytes_of(type), val_size = n * vs;
     cl_int err;
     cl_mem kb = clCreateBuffer(t->context, CL_MEM_READ_WRITE, key_size ? key_size : 1, NULL, &err);
-    cl_mem vb = value_size ? clCreateBuffer(t->context, CL_MEM_READ_WRITE, val_size ? val_size : 1, NULL, &err) : NULL;
+    cl_mem vb = vs ? clCreateBuffer(t->context, CL_MEM_READ_WRITE, val_size ? val_size : 1, NULL, &err) : NULL;
     if (key_size)
         clEnqueueWriteBuffer(t->queue, kb, CL_TRUE, 0, key_size, keys, 0, NULL, NULL);
     if (val_size)
         clEnqueueWriteBuffer(t->queue, vb, CL_TRUE, 0, val_size, values, 0, NULL, NULL);
     cl_event done = NULL;
-    clradix_status status = value_size
-        ? clradix_sort_pairs(t->sorter, t->queue, type, kb, vb, value_size, n, options, 0, NULL, &done)
-        : clradix_sort_keys(t->sorter, t->queue, type, kb, n, options, 0, NULL, &done);
+    clradix_status status = CLRADIX_ERROR_INVALID_ARGUMENT;
+    switch (call->kind) {
+    case SORT_KEYS: status = clradix_sort_keys(t->sorter, t->queue, type, kb, n, options, 0, NULL, &done); break;
+    case SORT_PAIRS:
+        status = clradix_sort_pairs(t->sorter, t->queue, type, kb, vb, vs, n, options, 0, NULL, &done);
+        break;
+    case SORT_ARGSORT:
+        status = clradix_argsort(t->sorter, t->queue, type, kb, vb, vs, n, options, 0, NULL, &done);
+        break;
+    }
     if (status == CLRADIX_SUCCESS) {
         if (!done || clWaitForEvents(1, &done) != CL_SUCCESS)
             status = CLRADIX_ERROR_OPENCL;
@@ -210,25 +229,45 @@ clradix_status run_sort(test_device *t, api_flavour api, clradix_key_type type, 
     return status;
 }
 
-int sort_case(test_device *t, api_flavour api, clradix_key_type type, dist d, size_t n, size_t value_size,
+/* Argsort's result: indices equal to the oracle's permutation, keys unchanged. */
+static int check_argsort(const void *in_keys, const void *out_keys, size_t key_size, const void *indices,
+                         size_t index_size, size_t n, const size_t *perm, char *msg, size_t msg_size)
+{
+    if (memcmp(in_keys, out_keys, key_size)) {
+        snprintf(msg, msg_size, "argsort changed the keys");
+        return 1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t got = index_size == 4 ? ((const uint32_t *)indices)[i] : ((const uint64_t *)indices)[i];
+        if (got != perm[i]) {
+            snprintf(msg, msg_size, "index %zu of %zu: got %llu, want %zu", i, n, (unsigned long long)got, perm[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, size_t n,
               const clradix_options *options, uint64_t seed, char *msg, size_t msg_size)
 {
-    const size_t key_size = n * key_bytes_of(type);
+    const size_t key_size = n * key_bytes_of(type), vs = call->kind == SORT_KEYS ? 0 : call->value_size;
     void *in_keys = make_keys(type, d, n, seed), *keys = malloc(key_size ? key_size : 1);
-    void *in_values = value_size ? make_values(value_size, n) : NULL;
-    void *values = value_size ? malloc(n ? n * value_size : 1) : NULL;
+    void *in_values = vs ? make_values(vs, n) : NULL;
+    void *values = vs ? malloc(n ? n * vs : 1) : NULL;
     memcpy(keys, in_keys, key_size);
-    if (value_size)
-        memcpy(values, in_values, n * value_size);
+    if (vs)
+        memcpy(values, in_values, n * vs);  /* argsort must overwrite these */
 
     int failed = 0;
-    clradix_status status = run_sort(t, api, type, keys, values, value_size, n, options);
+    clradix_status status = run_sort(t, call, type, keys, values, n, options);
     if (status != CLRADIX_SUCCESS) {
         snprintf(msg, msg_size, "sort returned %s", clradix_status_string(status));
         failed = 1;
     } else {
         size_t *perm = oracle_order(type, in_keys, n, options);
-        failed = check_sorted(type, in_keys, keys, in_values, values, value_size, n, perm, msg, msg_size);
+        failed = call->kind == SORT_ARGSORT
+            ? check_argsort(in_keys, keys, key_size, values, vs, n, perm, msg, msg_size)
+            : check_sorted(type, in_keys, keys, in_values, values, vs, n, perm, msg, msg_size);
         free(perm);
     }
     free(in_keys);
@@ -238,7 +277,7 @@ int sort_case(test_device *t, api_flavour api, clradix_key_type type, dist d, si
     return failed;
 }
 
-int device_available(void)
+static int device_available(void)
 {
     fflush(NULL);
     pid_t child = fork();
@@ -248,4 +287,31 @@ int device_available(void)
     }
     int status = 0;
     return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int run_device_suite(Suite *suite, const char *name)
+{
+    if (!device_available()) {
+        fprintf(stderr, "%s: no OpenCL device found: skipped\n", name);
+        return TEST_SKIP;
+    }
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    const int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+test_device dev;
+
+void open_dev(const clradix_tuning *tuning)
+{
+    clradix_status status = test_device_open(&dev, tuning);
+    ck_assert_msg(status == CLRADIX_SUCCESS, "sorter: %s\n%s", clradix_status_string(status),
+                  clradix_build_log(NULL));
+}
+
+void close_dev(void)
+{
+    test_device_close(&dev);
 }

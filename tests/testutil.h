@@ -4,6 +4,7 @@
 
 #include <clradix.h>
 
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,18 +59,36 @@ clradix_status test_device_open(test_device *t, const clradix_tuning *tuning);
 void test_device_close(test_device *t);
 
 typedef enum api_flavour { API_DEVICE, API_HOST } api_flavour;
+typedef enum sort_kind { SORT_KEYS, SORT_PAIRS, SORT_ARGSORT } sort_kind;
 
-/* Sorts keys (and values when value_size > 0) in place through the chosen API; the
+/* One way of calling the library. */
+typedef struct sort_call {
+    api_flavour api;
+    sort_kind kind;
+    size_t value_size;  /* bytes per value (pairs) or per index (argsort) */
+} sort_call;
+
+const char *sort_call_name(const sort_call *call, char *buf, size_t size);
+
+/* Sorts keys (and values) in place through the chosen call; argsort leaves keys as they
+   are (checked: the device flavour reads them back) and fills values with indices. The
    device flavour copies to buffers, sorts with an event and reads back. */
-clradix_status run_sort(test_device *t, api_flavour api, clradix_key_type type, void *keys, void *values,
-                        size_t value_size, size_t n, const clradix_options *options);
+clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type type, void *keys, void *values,
+                        size_t n, const clradix_options *options);
 
-/* Generates, sorts and checks one case; returns 0 or fills msg. */
-int sort_case(test_device *t, api_flavour api, clradix_key_type type, dist d, size_t n, size_t value_size,
+/* Generates, sorts and checks one case against the oracle; returns 0 or fills msg. */
+int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, size_t n,
               const clradix_options *options, uint64_t seed, char *msg, size_t msg_size);
 
-/* Forks a child that looks for an OpenCL device, so the test process itself never
-   touches OpenCL before Check forks. 1 when a device exists. */
-int device_available(void);
+/* Runs a suite that needs an OpenCL device: exits with TEST_SKIP where there is none
+   (looked for in a forked child, so this process never touches OpenCL before Check
+   forks), else runs it and returns the exit status for main. */
+int run_device_suite(Suite *suite, const char *name);
+
+/* The sorter and queue of the test under way, opened by a checked fixture. */
+extern test_device dev;
+/* Opens dev with tuning (NULL: the device's own row), failing the test on error. */
+void open_dev(const clradix_tuning *tuning);
+void close_dev(void);
 
 #endif

@@ -1,0 +1,416 @@
+/*
+ * The API's behaviour on a real device: events and wait lists, every rejected call (its
+ * status, and that it changed nothing), sorter creation and build failures, and several
+ * host threads sharing one sorter.
+ */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void setup(void) { open_dev(NULL); }
+
+/* --- Events --------------------------------------------------------------------------- */
+
+static cl_mem upload(const void *data, size_t bytes)
+{
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)data, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    return buffer;
+}
+
+static void download(cl_mem buffer, void *data, size_t bytes)
+{
+    ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL), CL_SUCCESS);
+}
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = 0;
+    ck_assert_int_eq(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+                     CL_SUCCESS);
+    return status;
+}
+
+/* The sort waits for its wait list, returns at once, and its event marks the end. */
+START_TEST(test_event_user_gate)
+{
+    const size_t n = 50000;
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 5), *out = malloc(n * 4);
+    cl_mem buffer = upload(keys, n * 4);
+    cl_int err;
+    cl_event gate = clCreateUserEvent(dev.context, &err), done = NULL;
+    ck_assert_int_eq(err, CL_SUCCESS);
+
+    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, n, NULL, 1, &gate, &done),
+                     CLRADIX_SUCCESS);
+    ck_assert_ptr_nonnull(done);
+    ck_assert_int_gt(event_status(done), CL_COMPLETE);  /* still held back by the gate */
+
+    ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    download(buffer, out, n * 4);
+    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
+    char msg[256];
+    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
+
+    free(perm);
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+    clReleaseMemObject(buffer);
+    free(keys);
+    free(out);
+}
+END_TEST
+
+/* The wait list holds another queue's upload of the keys: the sort must see the keys,
+   not what the buffer held before. */
+START_TEST(test_event_other_queue)
+{
+    const size_t n = 1 << 20;
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 6), *out = calloc(n, 4);
+    cl_mem buffer = upload(out, n * 4);  /* zeros until the upload lands */
+    cl_int err;
+    cl_command_queue uploader = clCreateCommandQueue(dev.context, dev.device, 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_event uploaded = NULL, done = NULL;
+    ck_assert_int_eq(clEnqueueWriteBuffer(uploader, buffer, CL_FALSE, 0, n * 4, keys, 0, NULL, &uploaded), CL_SUCCESS);
+    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, n, NULL, 1, &uploaded, &done),
+                     CLRADIX_SUCCESS);
+    clFlush(uploader);
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    download(buffer, out, n * 4);
+    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
+    char msg[256];
+    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
+
+    free(perm);
+    clReleaseEvent(done);
+    clReleaseEvent(uploaded);
+    clReleaseCommandQueue(uploader);
+    clReleaseMemObject(buffer);
+    free(keys);
+    free(out);
+}
+END_TEST
+
+/* Nothing to sort still yields an event that follows the wait list. */
+START_TEST(test_event_empty_sort)
+{
+    uint32_t key = 7;
+    cl_mem buffer = upload(&key, 4);
+    cl_int err;
+    cl_event gate = clCreateUserEvent(dev.context, &err), done = NULL;
+    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, 0, NULL, 1, &gate, &done),
+                     CLRADIX_SUCCESS);
+    ck_assert_ptr_nonnull(done);
+    ck_assert_int_gt(event_status(done), CL_COMPLETE);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+
+    /* Without an event pointer it succeeds too. */
+    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, 0, NULL, 0, NULL, NULL),
+                     CLRADIX_SUCCESS);
+    clReleaseEvent(gate);
+    clReleaseMemObject(buffer);
+}
+END_TEST
+
+/* --- Argument checks that need a device ------------------------------------------------- */
+
+/* Every rejected call returns its status and leaves the buffer as it was. */
+START_TEST(test_rejected_calls)
+{
+    const size_t n = 1000;
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 9), *out = malloc(n * 8);
+    cl_mem buffer = upload(keys, n * 4), values = upload(keys, n * 4);
+    cl_int err;
+    cl_mem read_only = clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
+    cl_context other = clCreateContext(NULL, 1, &dev.device, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue other_queue = clCreateCommandQueue(other, dev.device, 0, &err);
+    cl_mem other_buffer = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+    cl_event event = (cl_event)0x1;  /* must stay untouched */
+    clradix_sorter *s = dev.sorter;
+    cl_command_queue q = dev.queue;
+    const clradix_options backwards = { 20, 10, 0 }, too_wide = { 0, 33, 0 };
+
+    ck_assert_int_eq(clradix_sort_keys(NULL, q, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, NULL, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, NULL, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, (clradix_key_type)99, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, &backwards, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, &too_wide, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, NULL, 1, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n, NULL, 0, &event, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, other_queue, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, other_buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, n + 1, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, read_only, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U32, buffer, CLRADIX_MAX_N + 1, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys(s, q, CLRADIX_U64, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);  /* n 64-bit keys do not fit */
+
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, NULL, 4, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, values, 0, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, values, 3, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_UNSUPPORTED);
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, values, 8, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);  /* values hold n * 4 bytes only */
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, buffer, buffer, 4, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);  /* keys and values are one buffer */
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, read_only, values, 4, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+
+    /* Argsort: indices of 4 or 8 bytes, writable, apart from the keys (which may be read-only). */
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, buffer, NULL, 4, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, buffer, values, 2, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, buffer, values, 16, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, buffer, buffer, 4, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, values, read_only, 4, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, buffer, values, 8, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);  /* n 8-byte indices do not fit */
+
+    /* Overlapping sub-buffers of one parent. */
+    cl_mem parent = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, 1 << 16, NULL, &err);
+    cl_buffer_region first = { 0, 8192 }, second = { 4096, 8192 }, apart = { 8192, 8192 };
+    cl_mem a = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &first, &err);
+    cl_mem b = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &second, &err);
+    cl_mem c = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &apart, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, a, b, 4, 2048, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, a, parent, 4, 2048, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_INVALID_BUFFER);
+    ck_assert_ptr_eq(event, (cl_event)0x1);
+    cl_event done = NULL;
+    ck_assert_int_eq(clradix_sort_pairs(s, q, CLRADIX_U32, a, c, 4, 2048, NULL, 0, NULL, &done), CLRADIX_SUCCESS);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+
+    /* Host arrays. */
+    memcpy(out, keys, n * 4);
+    ck_assert_int_eq(clradix_sort_keys_host(NULL, NULL, CLRADIX_U32, out, n, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys_host(s, NULL, CLRADIX_U32, NULL, n, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys_host(s, other_queue, CLRADIX_U32, out, n, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys_host(s, NULL, CLRADIX_U32, out, n, &too_wide), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys_host(s, NULL, (clradix_key_type)-1, out, n, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_argsort_host(s, NULL, CLRADIX_U32, out, NULL, 4, n, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_argsort_host(s, NULL, CLRADIX_U32, out, out + n, 3, n, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_argsort_host(NULL, NULL, CLRADIX_U32, out, out + n, 4, n, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs_host(s, NULL, CLRADIX_U32, out, NULL, 4, n, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs_host(s, NULL, CLRADIX_U32, out, out + n, 0, n, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs_host(s, NULL, CLRADIX_U32, out, out + n, 12, n, NULL),
+                     CLRADIX_ERROR_UNSUPPORTED);
+    ck_assert_mem_eq(out, keys, n * 4);
+
+    /* Nothing above touched the device buffer. */
+    download(buffer, out, n * 4);
+    ck_assert_mem_eq(out, keys, n * 4);
+
+    /* Argsort reads read-only keys and leaves them as they were. */
+    ck_assert_int_eq(clradix_argsort(s, q, CLRADIX_U32, read_only, values, 4, n, NULL, 0, NULL, &done),
+                     CLRADIX_SUCCESS);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    download(values, out, n * 4);
+    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
+    for (size_t i = 0; i < n; ++i)
+        ck_assert_uint_eq(out[i], perm[i]);
+    free(perm);
+    download(read_only, out, n * 4);
+    ck_assert_mem_eq(out, keys, n * 4);
+
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    clReleaseMemObject(parent);
+    clReleaseMemObject(other_buffer);
+    clReleaseCommandQueue(other_queue);
+    clReleaseContext(other);
+    clReleaseMemObject(read_only);
+    clReleaseMemObject(values);
+    clReleaseMemObject(buffer);
+    free(keys);
+    free(out);
+}
+END_TEST
+
+/* Sorter creation: explicit context and device, mismatches, tuning overrides, build failures. */
+START_TEST(test_sorter_create)
+{
+    clradix_sorter *s = (clradix_sorter *)0x1;
+    ck_assert_int_eq(clradix_sorter_create(dev.context, NULL, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sorter_create(NULL, dev.device, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_eq(s, (clradix_sorter *)0x1);
+
+    /* The caller's context and device. */
+    ck_assert_int_eq(clradix_sorter_create(dev.context, dev.device, &s), CLRADIX_SUCCESS);
+    ck_assert_ptr_eq(clradix_sorter_context(s), dev.context);
+    ck_assert_ptr_eq(clradix_sorter_device(s), dev.device);
+    uint32_t keys[5] = { 5, 3, 9, 1, 3 };
+    ck_assert_int_eq(clradix_sort_keys_host(s, dev.queue, CLRADIX_U32, keys, 5, NULL), CLRADIX_SUCCESS);
+    ck_assert_uint_eq(keys[0], 1);
+    ck_assert_uint_eq(keys[4], 9);
+    clradix_sorter_release(s);
+    clradix_sorter_release(NULL);
+
+    /* Bad tuning: through the API and through the environment. */
+    s = (clradix_sorter *)0x1;
+    const clradix_tuning bad_wg = { .work_group_size = 48 }, bad_bits = { .radix_bits = 9 };
+    ck_assert_int_eq(clradix_sorter_create_tuned(NULL, NULL, &bad_wg, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sorter_create_tuned(NULL, NULL, &bad_bits, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
+    setenv("CLRADIX_TUNING", "RADIX_BITS=4,NOT_A_PARAMETER=3", 1);
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_ERROR_INVALID_ARGUMENT);
+    setenv("CLRADIX_TUNING", "RADIX_BITS=4,WG=2,KPT=3", 1);
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_SUCCESS);
+    clradix_tuning used;
+    ck_assert_int_eq(clradix_sorter_tuning(s, &used), CLRADIX_SUCCESS);
+    ck_assert_uint_eq(used.radix_bits, 4);
+    ck_assert_uint_eq(used.work_group_size, 2);
+    ck_assert_uint_eq(used.keys_per_item, 3);
+    clradix_sorter_release(s);
+    unsetenv("CLRADIX_TUNING");
+
+    /* A copy of the kernel folder (CLRADIX_KERNEL_DIR) with a line that does not compile. */
+    char dir[] = "/tmp/clradix-broken-XXXXXX", path[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    DIR *sources = opendir(CLRADIX_SOURCE_CL_DIR);
+    ck_assert_ptr_nonnull(sources);
+    int copied = 0;
+    for (struct dirent *e; (e = readdir(sources)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cl"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", CLRADIX_SOURCE_CL_DIR, e->d_name);
+        FILE *in = fopen(path, "rb");
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *out_file = fopen(path, "wb");
+        ck_assert(in && out_file);
+        for (int ch; (ch = fgetc(in)) != EOF;)
+            fputc(ch, out_file);
+        if (!strcmp(e->d_name, "scatter.cl"))
+            fputs("\nthis is not OpenCL C;\n", out_file);
+        fclose(in);
+        fclose(out_file);
+        ++copied;
+    }
+    closedir(sources);
+    ck_assert_int_ge(copied, 4);
+    setenv("CLRADIX_KERNEL_DIR", dir, 1);
+    s = (clradix_sorter *)0x1;
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_ERROR_BUILD_FAILED);
+    ck_assert_ptr_eq(s, (clradix_sorter *)0x1);
+    ck_assert_ptr_nonnull(strstr(clradix_build_log(NULL), "error"));
+    unsetenv("CLRADIX_KERNEL_DIR");
+
+    /* A folder without the sources. */
+    snprintf(path, sizeof path, "%s/scatter.cl", dir);
+    remove(path);
+    setenv("CLRADIX_KERNEL_DIR", dir, 1);
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &s), CLRADIX_ERROR_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(clradix_build_log(NULL), "scatter.cl"));
+    unsetenv("CLRADIX_KERNEL_DIR");
+
+    DIR *made = opendir(dir);
+    for (struct dirent *e; made && (e = readdir(made)) != NULL;) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.')
+            remove(path);
+    }
+    if (made)
+        closedir(made);
+    remove(dir);
+}
+END_TEST
+
+/* --- Several host threads on one sorter --------------------------------------------------- */
+
+typedef struct worker {
+    int index, failures;
+    char msg[256];
+} worker;
+
+static void *sort_worker(void *arg)
+{
+    worker *w = arg;
+    test_device own = dev;  /* shared sorter and context, a queue of its own */
+    own.queue = clCreateCommandQueue(dev.context, dev.device, 0, NULL);
+    static const sort_call calls[] = { { API_DEVICE, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 4 },
+                                       { API_DEVICE, SORT_PAIRS, 8 }, { API_HOST, SORT_ARGSORT, 4 } };
+    for (int i = 0; i < 10 && !w->failures; ++i)
+        w->failures += sort_case(&own, &calls[i % 4], i % 3 ? CLRADIX_U32 : CLRADIX_F64, (dist)(i % DIST_COUNT),
+                                 20000 + 977 * i, NULL, w->index * 100 + i, w->msg, sizeof w->msg);
+    clReleaseCommandQueue(own.queue);
+    return NULL;
+}
+
+START_TEST(test_threads)
+{
+    enum { THREADS = 4 };
+    pthread_t threads[THREADS];
+    worker workers[THREADS] = { { 0 } };
+    for (int i = 0; i < THREADS; ++i) {
+        workers[i].index = i;
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, sort_worker, &workers[i]), 0);
+    }
+    for (int i = 0; i < THREADS; ++i) {
+        pthread_join(threads[i], NULL);
+        ck_assert_msg(!workers[i].failures, "thread %d: %s", i, workers[i].msg);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("calls");
+    TCase *tc = tcase_create("calls");
+    tcase_add_checked_fixture(tc, setup, close_dev);
+    tcase_set_timeout(tc, 120);
+    /* POCL's basic device hangs in clSetUserEventStatus when a command waits on the
+       event (pocl/pocl#1177), so the user-event tests run on other devices only. */
+    const char *pocl_devices = getenv("POCL_DEVICES");
+    if (!pocl_devices || strcmp(pocl_devices, "basic") != 0) {
+        tcase_add_test(tc, test_event_user_gate);
+        tcase_add_test(tc, test_event_empty_sort);
+    } else {
+        fprintf(stderr, "test_calls: user-event tests not run on POCL basic (pocl/pocl#1177)\n");
+    }
+    tcase_add_test(tc, test_event_other_queue);
+    tcase_add_test(tc, test_rejected_calls);
+    tcase_add_test(tc, test_sorter_create);
+    tcase_add_test(tc, test_threads);
+    suite_add_tcase(s, tc);
+    return run_device_suite(s, "test_calls");
+}

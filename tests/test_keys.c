@@ -1,0 +1,221 @@
+/*
+ * Key types and orderings: edge values of every type compared bit for bit with orders
+ * written out by hand, descending sorts with their stability, bit windows, and values of
+ * every width.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void setup(void) { open_dev(NULL); }
+
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
+                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
+enum { TYPE_COUNT = sizeof types / sizeof types[0] };
+
+/* Edge values of each type as bit patterns, in ascending order. */
+static const uint64_t u32_edges[] = { 0, 1, 2, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFE, 0xFFFFFFFF };
+static const uint64_t i32_edges[] = {
+    0x80000000 /* INT_MIN */, 0x80000001, 0xFFFFFFFE /* -2 */, 0xFFFFFFFF /* -1 */, 0, 1, 0x7FFFFFFE,
+    0x7FFFFFFF /* INT_MAX */,
+};
+static const uint64_t f32_edges[] = {
+    0xFFFFFFFF /* -NaN, largest payload */, 0xFFC00000 /* -quiet NaN */, 0xFF800001 /* -signalling NaN */,
+    0xFF800000 /* -inf */, 0xFF7FFFFF /* -FLT_MAX */, 0xBF800000 /* -1 */, 0x80800000 /* -FLT_MIN */,
+    0x807FFFFF /* largest negative denormal */, 0x80000001 /* smallest negative denormal */, 0x80000000 /* -0.0 */,
+    0x00000000 /* +0.0 */, 0x00000001, 0x007FFFFF /* denormals */, 0x00800000 /* FLT_MIN */, 0x3F800000 /* 1 */,
+    0x7F7FFFFF /* FLT_MAX */, 0x7F800000 /* +inf */, 0x7F800001 /* +signalling NaN */, 0x7FC00000 /* +quiet NaN */,
+    0x7FFFFFFF /* +NaN, largest payload */,
+};
+static const uint64_t u64_edges[] = {
+    0, 1, 5, 0xFFFFFFFF, 0x100000000, 0x100000005, 0x200000005 /* differ only above bit 32 */,
+    0x7FFFFFFFFFFFFFFF, 0x8000000000000000, 0xFFFFFFFF00000000, 0xFFFFFFFFFFFFFFFE, 0xFFFFFFFFFFFFFFFF,
+};
+static const uint64_t i64_edges[] = {
+    0x8000000000000000 /* INT64_MIN */, 0x8000000000000001, 0xFFFFFFFF00000000 /* -2^32 */,
+    0xFFFFFFFF80000000 /* INT_MIN */, 0xFFFFFFFFFFFFFFFF /* -1 */, 0, 1, 0x7FFFFFFF /* INT_MAX */, 0xFFFFFFFF,
+    0x100000000, 0x7FFFFFFFFFFFFFFF /* INT64_MAX */,
+};
+static const uint64_t f64_edges[] = {
+    0xFFFFFFFFFFFFFFFF /* -NaN, largest payload */, 0xFFF8000000000000 /* -quiet NaN */,
+    0xFFF0000000000001 /* -signalling NaN */, 0xFFF0000000000000 /* -inf */, 0xFFEFFFFFFFFFFFFF /* -DBL_MAX */,
+    0xBFF0000000000000 /* -1 */, 0x8010000000000000 /* -DBL_MIN */, 0x800FFFFFFFFFFFFF, 0x8000000000000001,
+    0x8000000000000000 /* -0.0 */, 0 /* +0.0 */, 1, 0x000FFFFFFFFFFFFF, 0x0010000000000000 /* DBL_MIN */,
+    0x3FF0000000000000 /* 1 */, 0x7FEFFFFFFFFFFFFF /* DBL_MAX */, 0x7FF0000000000000 /* +inf */,
+    0x7FF0000000000001 /* +signalling NaN */, 0x7FF8000000000000 /* +quiet NaN */,
+    0x7FFFFFFFFFFFFFFF /* +NaN, largest payload */,
+};
+
+static const struct { const uint64_t *values; size_t count; } edges[TYPE_COUNT] = {
+    { u32_edges, sizeof u32_edges / 8 }, { i32_edges, sizeof i32_edges / 8 }, { f32_edges, sizeof f32_edges / 8 },
+    { u64_edges, sizeof u64_edges / 8 }, { i64_edges, sizeof i64_edges / 8 }, { f64_edges, sizeof f64_edges / 8 },
+};
+
+static void put(void *keys, unsigned bytes, size_t i, uint64_t v)
+{
+    if (bytes == 4)
+        ((uint32_t *)keys)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)keys)[i] = v;
+}
+
+static uint64_t get(const void *keys, unsigned bytes, size_t i)
+{
+    return bytes == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+}
+
+enum { COPIES = 3 };  /* each edge value appears this often, so stability shows */
+
+/* One type's edge values, shuffled, sorted both ways through several calls. */
+START_TEST(test_edge_values)
+{
+    const clradix_key_type type = types[_i];
+    const unsigned bytes = key_bytes_of(type);
+    const size_t count = edges[_i].count, n = count * COPIES;
+    void *input = malloc(n * bytes), *keys = malloc(n * bytes);
+    uint32_t *values = malloc(n * 4);
+    uint64_t state = 99;
+    for (size_t i = 0; i < n; ++i)
+        put(input, bytes, i, edges[_i].values[i % count]);
+    for (size_t i = n - 1; i > 0; --i) {  /* Fisher-Yates */
+        const size_t j = rng_next(&state) % (i + 1);
+        const uint64_t t = get(input, bytes, i);
+        put(input, bytes, i, get(input, bytes, j));
+        put(input, bytes, j, t);
+    }
+
+    for (int descending = 0; descending < 2; ++descending) {
+        const clradix_options options = { 0, 0, descending };
+        static const sort_call calls[] = { { API_DEVICE, SORT_KEYS, 0 }, { API_HOST, SORT_KEYS, 0 },
+                                           { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 4 } };
+        for (size_t c = 0; c < sizeof calls / sizeof calls[0]; ++c) {
+            memcpy(keys, input, n * bytes);
+            for (size_t i = 0; i < n; ++i)
+                values[i] = (uint32_t)i;
+            ck_assert_int_eq(run_sort(&dev, &calls[c], type, keys, values, n, &options), CLRADIX_SUCCESS);
+            for (size_t i = 0; i < n; ++i) {
+                const size_t rank = descending ? count - 1 - i / COPIES : i / COPIES;
+                ck_assert_msg(get(keys, bytes, i) == edges[_i].values[rank],
+                              "type %d %s call %zu: key %zu is 0x%llx, want 0x%llx", type,
+                              descending ? "descending" : "ascending", c, i, (unsigned long long)get(keys, bytes, i),
+                              (unsigned long long)edges[_i].values[rank]);
+                if (calls[c].kind == SORT_PAIRS && i % COPIES)  /* equal keys keep their input order */
+                    ck_assert_uint_gt(values[i], values[i - 1]);
+                if (calls[c].kind == SORT_PAIRS)
+                    ck_assert(get(input, bytes, values[i]) == get(keys, bytes, i));
+            }
+        }
+        /* Argsort gives the same order as indices. */
+        const sort_call argsort = { API_DEVICE, SORT_ARGSORT, 4 };
+        memcpy(keys, input, n * bytes);
+        ck_assert_int_eq(run_sort(&dev, &argsort, type, keys, values, n, &options), CLRADIX_SUCCESS);
+        ck_assert_mem_eq(keys, input, n * bytes);
+        for (size_t i = 0; i < n; ++i) {
+            const size_t rank = descending ? count - 1 - i / COPIES : i / COPIES;
+            ck_assert(get(input, bytes, values[i]) == edges[_i].values[rank]);
+            if (i % COPIES)
+                ck_assert_uint_gt(values[i], values[i - 1]);
+        }
+    }
+    free(input);
+    free(keys);
+    free(values);
+}
+END_TEST
+
+/* Descending pairs on distributions with many equal keys: the order and its stability. */
+START_TEST(test_descending)
+{
+    const clradix_key_type type = types[_i];
+    static const dist dists[] = { DIST_EQUAL, DIST_TWO, DIST_SIXTEEN, DIST_LOW_ENTROPY, DIST_RANDOM, DIST_SORTED };
+    static const sort_call calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 8 },
+                                       { API_DEVICE, SORT_ARGSORT, 8 }, { API_HOST, SORT_KEYS, 0 } };
+    const clradix_options options = { 0, 0, 1 };
+    char msg[256], name[64];
+    for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
+        for (size_t c = 0; c < sizeof calls / sizeof calls[0]; ++c) {
+            const size_t n = 9000 + 1001 * c;
+            const int failed = sort_case(&dev, &calls[c], type, dists[d], n, &options, 77 + d * 5 + c, msg, sizeof msg);
+            ck_assert_msg(!failed, "type %d dist %s %s: %s", type, dist_name(dists[d]),
+                          sort_call_name(&calls[c], name, sizeof name), msg);
+        }
+}
+END_TEST
+
+/* Bit windows from {0, w/3, 3w/4, w}^2: valid ones sort by those bits, others are rejected. */
+START_TEST(test_bit_windows)
+{
+    const clradix_key_type type = types[_i];
+    const unsigned w = key_bytes_of(type) * 8, marks[] = { 0, w / 3, 3 * w / 4, w };
+    static const sort_call calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_KEYS, 0 },
+                                       { API_DEVICE, SORT_ARGSORT, 4 }, { API_HOST, SORT_PAIRS, 16 } };
+    const size_t n = 3001;
+    char msg[256], name[64];
+    int tried = 0;
+    for (int b = 0; b < 4; ++b)
+        for (int e = 0; e < 4; ++e) {
+            const clradix_options options = { marks[b], marks[e], (b + e) % 2 };
+            const sort_call *call = &calls[(b * 4 + e) % 4];
+            if (marks[b] > marks[e] || marks[e] == 0) {
+                /* end_bit 0 means the whole width: (0, 0) is every bit, (w, 0) an empty range. */
+                if (marks[e] == 0)
+                    continue;
+                void *keys = make_keys(type, DIST_RANDOM, n, 3), *copy = malloc(n * 8);
+                memcpy(copy, keys, n * key_bytes_of(type));
+                uint32_t *values = calloc(n, 16);
+                ck_assert_int_eq(run_sort(&dev, call, type, keys, values, n, &options), CLRADIX_ERROR_INVALID_ARGUMENT);
+                ck_assert_mem_eq(keys, copy, n * key_bytes_of(type));
+                free(keys);
+                free(copy);
+                free(values);
+                continue;
+            }
+            static const dist dists[] = { DIST_RANDOM, DIST_LOW_ENTROPY };
+            for (int d = 0; d < 2; ++d) {
+                const int failed = sort_case(&dev, call, type, dists[d], n, &options, 500 + b * 4 + e, msg, sizeof msg);
+                ck_assert_msg(!failed, "type %d bits [%u, %u) %s %s: %s", type, marks[b], marks[e],
+                              options.descending ? "descending" : "ascending", sort_call_name(call, name, sizeof name),
+                              msg);
+                ++tried;
+            }
+        }
+    ck_assert_int_eq(tried, 2 * 9);
+    /* (w, 0) means (w, w): nothing to sort, order unchanged. */
+    const clradix_options all_past = { w, 0, 0 };
+    const int failed = sort_case(&dev, &calls[0], type, DIST_RANDOM, n, &all_past, 9, msg, sizeof msg);
+    ck_assert_msg(!failed, "type %d bits [%u, 0): %s", type, w, msg);
+}
+END_TEST
+
+/* Values of 4, 8 and 16 bytes keep every byte, through both APIs and both key widths. */
+START_TEST(test_value_widths)
+{
+    static const size_t widths[] = { 4, 8, 16 };
+    char msg[256];
+    for (size_t v = 0; v < 3; ++v)
+        for (int api = 0; api < 2; ++api)
+            for (int wide = 0; wide < 2; ++wide) {
+                const sort_call call = { api ? API_HOST : API_DEVICE, SORT_PAIRS, widths[v] };
+                const clradix_key_type type = wide ? CLRADIX_F64 : CLRADIX_I32;
+                const int failed = sort_case(&dev, &call, type, DIST_SIXTEEN, 70001, NULL, v * 4 + api * 2 + wide, msg,
+                                             sizeof msg);
+                ck_assert_msg(!failed, "value size %zu type %d api %d: %s", widths[v], type, api, msg);
+            }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("keys");
+    TCase *tc = tcase_create("keys");
+    tcase_add_checked_fixture(tc, setup, close_dev);
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_edge_values, 0, TYPE_COUNT);
+    tcase_add_loop_test(tc, test_descending, 0, TYPE_COUNT);
+    tcase_add_loop_test(tc, test_bit_windows, 0, TYPE_COUNT);
+    tcase_add_test(tc, test_value_widths);
+    suite_add_tcase(s, tc);
+    return run_device_suite(s, "test_keys");
+}
