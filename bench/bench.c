@@ -1,26 +1,69 @@
 /*
- * clradix-bench: sorts n random u32 keys on an OpenCL device with clradix, verifies the
- * result, and reports median and minimum times next to C qsort on the same data.
+ * clradix-bench: times clradix on one or more OpenCL devices for several key types, sizes
+ * and distributions, next to C qsort and (when built with it) Boost.Compute's radix sort
+ * on the same data, verifies every result, and prints a table (stdout), progress
+ * (stderr), and optionally JSON and CSV files.
  */
-#include <clradix.h>
+#include "bench.h"
 
-#include <stdint.h>
-#include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static double now(void)
+enum { MAX_ITEMS = 32 };
+
+typedef struct options {
+    const char *device_specs[MAX_ITEMS];
+    int device_count, all_devices;
+    clradix_key_type types[MAX_ITEMS];
+    int type_count;
+    size_t sizes[MAX_ITEMS];
+    int size_count;
+    bench_dist dists[MAX_ITEMS];
+    int dist_count;
+    size_t value_sizes[MAX_ITEMS];  /* 0: keys only */
+    int value_count;
+    int runs;
+    size_t qsort_max_n;
+    int qsort, boost;
+    const char *json_path, *csv_path;
+} options;
+
+typedef struct device_report {
+    int index;
+    char platform[256], name[256], kind[16];
+    cl_uint compute_units;
+    cl_ulong global_mem, local_mem, max_alloc;
+    size_t max_wg;
+    double copy_gbps, create_ms;
+    clradix_tuning tuning;
+} device_report;
+
+typedef struct result {
+    int device;           /* index into the device reports */
+    const char *impl;     /* clradix, boost, qsort */
+    clradix_key_type type;
+    size_t value_size, n;
+    bench_dist dist;
+    int runs;
+    double first_ms, median_ms, min_ms, max_ms;
+    double mkeys, gbps, copy_share;  /* gbps and copy_share only for clradix */
+    double speedup;                  /* baseline rows: clradix's speedup over this one */
+    unsigned passes;
+    double bytes_per_key;
+    int verified;
+    char note[160];
+} result;
+
+static result *results;
+static size_t result_count, result_capacity;
+
+static double seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -29,19 +72,32 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int count)
+/* Median, min and max of times (seconds) into r, in milliseconds. */
+static void summarize(double *times, int count, result *r)
 {
-    qsort(v, (size_t)count, sizeof *v, compare_double);
-    return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
+    qsort(times, (size_t)count, sizeof *times, compare_double);
+    r->runs = count;
+    r->min_ms = times[0] * 1e3;
+    r->max_ms = times[count - 1] * 1e3;
+    r->median_ms = (count % 2 ? times[count / 2] : (times[count / 2 - 1] + times[count / 2]) / 2) * 1e3;
+    r->mkeys = (double)r->n / (r->median_ms * 1e-3) * 1e-6;
 }
 
-static double minimum(const double *v, int count)
+static result *add_result(const result *r)
 {
-    double m = v[0];
-    for (int i = 1; i < count; ++i)
-        m = v[i] < m ? v[i] : m;
-    return m;
+    if (result_count == result_capacity) {
+        result_capacity = result_capacity ? 2 * result_capacity : 64;
+        results = realloc(results, result_capacity * sizeof *results);
+        if (!results) {
+            fprintf(stderr, "clradix-bench: out of host memory\n");
+            exit(1);
+        }
+    }
+    results[result_count] = *r;
+    return &results[result_count++];
 }
+
+/* --- Options ------------------------------------------------------------------------- */
 
 /* Accepts 16777216, 2^24, 16M, 64K, 1G. */
 static int parse_size(const char *text, size_t *out)
@@ -57,12 +113,9 @@ static int parse_size(const char *text, size_t *out)
             return 0;
         for (v = 1; e--;)
             v *= base;
-    } else if (*end == 'K' || *end == 'k') {
-        v <<= 10, ++end;
-    } else if (*end == 'M' || *end == 'm') {
-        v <<= 20, ++end;
-    } else if (*end == 'G' || *end == 'g') {
-        v <<= 30, ++end;
+    } else if (*end && strchr("kKmMgG", *end)) {
+        v <<= toupper((unsigned char)*end) == 'K' ? 10 : toupper((unsigned char)*end) == 'M' ? 20 : 30;
+        ++end;
     }
     if (*end)
         return 0;
@@ -70,167 +123,658 @@ static int parse_size(const char *text, size_t *out)
     return 1;
 }
 
+/* Calls add(item) for each comma-separated item of list; 0 when one is rejected. */
+static int for_each_item(const char *list, int (*add)(options *, const char *), options *o)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
+        if (!add(o, item))
+            return 0;
+    return 1;
+}
+
+static int add_type(options *o, const char *item)
+{
+    for (int t = 0; t < 6 && o->type_count < MAX_ITEMS; ++t)
+        if (!strcmp(item, type_name((clradix_key_type)t))) {
+            o->types[o->type_count++] = (clradix_key_type)t;
+            return 1;
+        }
+    return 0;
+}
+
+static int add_size(options *o, const char *item)
+{
+    size_t n;
+    if (!parse_size(item, &n) || n == 0 || n > CLRADIX_MAX_N || o->size_count == MAX_ITEMS)
+        return 0;
+    o->sizes[o->size_count++] = n;
+    return 1;
+}
+
+static int add_dist(options *o, const char *item)
+{
+    for (int d = 0; d < DIST_COUNT && o->dist_count < MAX_ITEMS; ++d)
+        if (!strcmp(item, dist_name((bench_dist)d))) {
+            o->dists[o->dist_count++] = (bench_dist)d;
+            return 1;
+        }
+    return 0;
+}
+
+static int add_value_size(options *o, const char *item)
+{
+    char *end;
+    const unsigned long v = strtoul(item, &end, 10);
+    if (*end || end == item || (v != 0 && v != 4 && v != 8 && v != 16) || o->value_count == MAX_ITEMS)
+        return 0;
+    o->value_sizes[o->value_count++] = v;
+    return 1;
+}
+
+static int add_device(options *o, const char *item)
+{
+    if (!strcmp(item, "all"))
+        o->all_devices = 1;
+    else if (o->device_count < MAX_ITEMS)
+        o->device_specs[o->device_count++] = item;
+    else
+        return 0;
+    return 1;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: clradix-bench [--n N] [--runs R] [--device SPEC] [--no-qsort]\n"
-               "  --n N          keys to sort (default 2^24; 2^20, 16M and plain numbers work)\n"
-               "  --runs R       timed sorts, after one untimed first sort (default 9)\n"
-               "  --device SPEC  device index or name substring (default: CLRADIX_DEVICE, else the\n"
-               "                 first GPU, else the first device)\n"
-               "  --no-qsort     leave out the qsort baseline\n");
+    fprintf(f,
+            "usage: clradix-bench [options]\n"
+            "Times clradix next to qsort (and Boost.Compute's radix sort, when built with it) on the same\n"
+            "data, verifies every result, and prints a table; progress goes to stderr.\n"
+            "  --list              list every OpenCL platform and device, then exit\n"
+            "  --device D          device index, name substring or 'all' (repeatable, or D1,D2);\n"
+            "                      default: CLRADIX_DEVICE, else the first GPU, else the first device\n"
+            "  --type T            u32,i32,f32,u64,i64,f64 (several with commas; default u32)\n"
+            "  --pairs SIZE        sort key-value pairs with SIZE-byte values: 4, 8 or 16; several with\n"
+            "                      commas, 0 meaning keys only (default: keys only)\n"
+            "  --n N               keys per sort, several with commas: 16777216, 2^24, 16M (default 2^24)\n"
+            "  --dist D            random,sorted,reverse,equal,few,lowentropy (default random)\n"
+            "  --runs R            timed sorts per case after the first, at least 5 (default 5)\n"
+            "  --qsort-max-n N     leave qsort out above N keys (default 2^24); --no-qsort: always\n"
+            "  --no-boost          leave Boost.Compute out\n"
+            "  --json FILE         write every result as JSON; --csv FILE: as CSV\n"
+            "  --help              this text\n"
+            "Columns: first = the case's first sort, including any kernel build it triggers; median,\n"
+            "min, max over the timed sorts; GB/s = bytes the executed passes move per key (reads and\n"
+            "writes of every kernel) x keys / median time; %%copy = that against the device's copy-kernel\n"
+            "bandwidth measured in the same run; speedup = a baseline's median / clradix's median.\n");
+}
+
+static int parse_options(int argc, char **argv, options *o, int *list_only)
+{
+    memset(o, 0, sizeof *o);
+    o->runs = 5;
+    o->qsort = 1;
+    o->boost = 1;
+    o->qsort_max_n = (size_t)1 << 24;
+    *list_only = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1, used = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--list")) {
+            *list_only = 1, used = 0;
+        } else if (!strcmp(a, "--no-qsort")) {
+            o->qsort = 0, used = 0;
+        } else if (!strcmp(a, "--no-boost")) {
+            o->boost = 0, used = 0;
+        } else if (!v) {
+            ok = 0;
+        } else if (!strcmp(a, "--device")) {
+            ok = for_each_item(v, add_device, o);
+        } else if (!strcmp(a, "--type")) {
+            ok = for_each_item(v, add_type, o);
+        } else if (!strcmp(a, "--n")) {
+            ok = for_each_item(v, add_size, o);
+        } else if (!strcmp(a, "--dist")) {
+            ok = for_each_item(v, add_dist, o);
+        } else if (!strcmp(a, "--pairs")) {
+            ok = for_each_item(v, add_value_size, o);
+        } else if (!strcmp(a, "--runs")) {
+            o->runs = atoi(v);
+            ok = o->runs >= 5 && o->runs <= 1000;
+        } else if (!strcmp(a, "--qsort-max-n")) {
+            ok = parse_size(v, &o->qsort_max_n);
+        } else if (!strcmp(a, "--json")) {
+            o->json_path = v;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv_path = v;
+        } else {
+            ok = 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "clradix-bench: bad option %s%s%s\n", a, v && used ? " " : "", v && used ? v : "");
+            usage(stderr);
+            return 0;
+        }
+        i += used;
+    }
+    if (!o->type_count)
+        o->types[o->type_count++] = CLRADIX_U32;
+    if (!o->size_count)
+        o->sizes[o->size_count++] = (size_t)1 << 24;
+    if (!o->dist_count)
+        o->dists[o->dist_count++] = DIST_RANDOM;
+    if (!o->value_count)
+        o->value_sizes[o->value_count++] = 0;
+    return 1;
+}
+
+/* --- Devices ----------------------------------------------------------------------------- */
+
+static void describe_device(cl_device_id device, int index, device_report *d)
+{
+    memset(d, 0, sizeof *d);
+    d->index = index;
+    cl_platform_id platform = NULL;
+    cl_device_type type = 0;
+    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof d->platform - 1, d->platform, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    snprintf(d->kind, sizeof d->kind, "%s",
+             type & CL_DEVICE_TYPE_GPU ? "GPU" : type & CL_DEVICE_TYPE_CPU ? "CPU"
+             : type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other");
+    clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units, &d->compute_units, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d->global_mem, &d->global_mem, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc, &d->max_alloc, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg, NULL);
+}
+
+static int list_devices(void)
+{
+    cl_uint count = 0;
+    if (clradix_device_list(0, NULL, &count) != CLRADIX_SUCCESS) {
+        fprintf(stderr, "clradix-bench: cannot list OpenCL devices\n");
+        return 1;
+    }
+    cl_device_id *devices = malloc((count ? count : 1) * sizeof *devices);
+    clradix_device_list(count, devices, &count);
+    if (count == 0)
+        printf("no OpenCL devices\n");
+    for (cl_uint i = 0; i < count; ++i) {
+        device_report d;
+        describe_device(devices[i], (int)i, &d);
+        printf("%u: %s / %s\n   %s, %u compute units, global memory %.0f MiB, local memory %.0f KiB, "
+               "max allocation %.0f MiB, max work-group %zu\n",
+               i, d.platform, d.name, d.kind, d.compute_units, d.global_mem / 1048576.0, d.local_mem / 1024.0,
+               d.max_alloc / 1048576.0, d.max_wg);
+    }
+    free(devices);
+    return 0;
+}
+
+/* Resolves the --device options to indices in the device numbering. */
+static int select_devices(const options *o, int *indices, int *count)
+{
+    cl_uint total = 0;
+    if (clradix_device_list(0, NULL, &total) != CLRADIX_SUCCESS || total == 0) {
+        fprintf(stderr, "clradix-bench: no OpenCL device found\n");
+        return 0;
+    }
+    cl_device_id *devices = malloc(total * sizeof *devices);
+    clradix_device_list(total, devices, &total);
+    *count = 0;
+    if (o->all_devices)
+        for (cl_uint i = 0; i < total && *count < MAX_ITEMS; ++i)
+            indices[(*count)++] = (int)i;
+    const int specs = o->all_devices ? 0 : o->device_count ? o->device_count : 1;  /* none given: the default */
+    for (int s = 0; s < specs; ++s) {
+        const char *spec = o->device_count ? o->device_specs[s] : NULL;
+        cl_device_id device;
+        if (clradix_device_find(spec, &device) != CLRADIX_SUCCESS) {
+            fprintf(stderr, "clradix-bench: no device matches '%s' (see --list)\n", spec ? spec : "$CLRADIX_DEVICE");
+            free(devices);
+            return 0;
+        }
+        for (cl_uint i = 0; i < total; ++i)
+            if (devices[i] == device)
+                indices[(*count)++] = (int)i;
+    }
+    free(devices);
+    return 1;
+}
+
+/* --- Output -------------------------------------------------------------------------------- */
+
+static const char *size_text(size_t n, char *buf, size_t size)
+{
+    if (n && !(n & (n - 1))) {
+        int e = 0;
+        while ((n >> e) > 1)
+            ++e;
+        snprintf(buf, size, "2^%d", e);
+    } else {
+        snprintf(buf, size, "%zu", n);
+    }
+    return buf;
+}
+
+static void print_header(void)
+{
+    printf("%-4s %-6s %-9s %-10s %-8s %9s %9s %9s %9s %9s %7s %6s %8s\n", "type", "values", "n", "dist", "impl",
+           "first ms", "median ms", "min ms", "max ms", "Mkeys/s", "GB/s", "%copy", "speedup");
+}
+
+static void print_row(const result *r)
+{
+    char n[32], values[16], first[16], gbps[16], share[16], speedup[16];
+    snprintf(values, sizeof values, r->value_size ? "%zuB" : "-", r->value_size);
+    snprintf(first, sizeof first, r->first_ms > 0 ? "%.2f" : "-", r->first_ms);
+    snprintf(gbps, sizeof gbps, r->gbps > 0 ? "%.1f" : "-", r->gbps);
+    snprintf(share, sizeof share, r->copy_share > 0 ? "%.0f%%" : "-", r->copy_share * 100);
+    snprintf(speedup, sizeof speedup, r->speedup > 0 ? "%.1fx" : "", r->speedup);
+    if (r->runs == 0) {
+        printf("%-4s %-6s %-9s %-10s %-8s   %s\n", type_name(r->type), values, size_text(r->n, n, sizeof n),
+               dist_name(r->dist), r->impl, r->note);
+        return;
+    }
+    printf("%-4s %-6s %-9s %-10s %-8s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s%s%s\n", type_name(r->type), values,
+           size_text(r->n, n, sizeof n), dist_name(r->dist), r->impl, first, r->median_ms, r->min_ms, r->max_ms,
+           r->mkeys, gbps, share, speedup, r->verified ? "" : "  WRONG RESULT: ", r->verified ? "" : r->note);
+    fflush(stdout);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_json(const char *path, const device_report *devices, int device_count)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    fprintf(f, "{\n  \"devices\": [\n");
+    for (int i = 0; i < device_count; ++i) {
+        const device_report *d = &devices[i];
+        fprintf(f, "    {\"index\": %d, \"platform\": ", d->index);
+        json_string(f, d->platform);
+        fprintf(f, ", \"name\": ");
+        json_string(f, d->name);
+        fprintf(f,
+                ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem\": %llu, \"local_mem\": %llu, "
+                "\"max_alloc\": %llu, \"max_work_group\": %zu, \"copy_gbps\": %.3f, \"sorter_create_ms\": %.3f, "
+                "\"tuning\": {\"radix_bits\": %u, \"work_group_size\": %u, \"keys_per_item\": %u, \"rank_bits\": %u, "
+                "\"groups_per_unit\": %u, \"hist_copies\": %u, \"scatter\": %u}}%s\n",
+                d->kind, d->compute_units, (unsigned long long)d->global_mem, (unsigned long long)d->local_mem,
+                (unsigned long long)d->max_alloc, d->max_wg, d->copy_gbps, d->create_ms, d->tuning.radix_bits,
+                d->tuning.work_group_size, d->tuning.keys_per_item, d->tuning.rank_bits, d->tuning.groups_per_unit,
+                d->tuning.hist_copies, d->tuning.scatter, i + 1 < device_count ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"results\": [\n");
+    for (size_t i = 0; i < result_count; ++i) {
+        const result *r = &results[i];
+        fprintf(f,
+                "    {\"device\": %d, \"impl\": \"%s\", \"type\": \"%s\", \"value_size\": %zu, \"n\": %zu, "
+                "\"dist\": \"%s\", \"runs\": %d, \"first_ms\": %.4f, \"median_ms\": %.4f, \"min_ms\": %.4f, "
+                "\"max_ms\": %.4f, \"mkeys_per_s\": %.3f, \"gb_per_s\": %.3f, \"copy_share\": %.4f, "
+                "\"speedup\": %.3f, \"passes\": %u, \"bytes_per_key\": %.1f, \"verified\": %s, \"note\": ",
+                devices[r->device].index, r->impl, type_name(r->type), r->value_size, r->n, dist_name(r->dist),
+                r->runs, r->first_ms, r->median_ms, r->min_ms, r->max_ms, r->mkeys, r->gbps, r->copy_share, r->speedup,
+                r->passes, r->bytes_per_key, r->verified ? "true" : "false");
+        json_string(f, r->note);
+        fprintf(f, "}%s\n", i + 1 < result_count ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return fclose(f) == 0;
+}
+
+static int write_csv(const char *path, const device_report *devices)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    fprintf(f, "device,device_name,impl,type,value_size,n,dist,runs,first_ms,median_ms,min_ms,max_ms,mkeys_per_s,"
+               "gb_per_s,copy_share,speedup,passes,bytes_per_key,verified\n");
+    for (size_t i = 0; i < result_count; ++i) {
+        const result *r = &results[i];
+        if (r->runs == 0)
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s", devices[r->device].name);
+        for (char *c = name; *c; ++c)
+            if (*c == ',' || *c == '"')
+                *c = ' ';
+        fprintf(f, "%d,%s,%s,%s,%zu,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%u,%.1f,%d\n",
+                devices[r->device].index, name, r->impl, type_name(r->type), r->value_size, r->n, dist_name(r->dist),
+                r->runs, r->first_ms, r->median_ms, r->min_ms, r->max_ms, r->mkeys, r->gbps, r->copy_share, r->speedup,
+                r->passes, r->bytes_per_key, r->verified);
+    }
+    return fclose(f) == 0;
+}
+
+/* --- Running the cases --------------------------------------------------------------------- */
+
+typedef struct device_run {
+    cl_context context;
+    cl_command_queue queue;
+    clradix_sorter *sorter;
+    int report;  /* index into the device reports */
+} device_run;
+
+/* The host data of one case. */
+typedef struct workload {
+    clradix_key_type type;
+    size_t n, value_size;
+    bench_dist dist;
+    void *keys, *values;  /* the input */
+    void *out_keys, *out_values;
+    input_digest digest;
+} workload;
+
+static int upload(const device_run *d, const workload *w, cl_mem keys, cl_mem values)
+{
+    cl_int err = clEnqueueWriteBuffer(d->queue, keys, CL_FALSE, 0, w->n * type_bytes(w->type), w->keys, 0, NULL, NULL);
+    if (err == CL_SUCCESS && values)
+        err = clEnqueueWriteBuffer(d->queue, values, CL_FALSE, 0, w->n * w->value_size, w->values, 0, NULL, NULL);
+    return err == CL_SUCCESS && clFinish(d->queue) == CL_SUCCESS;
+}
+
+static int download_and_verify(const device_run *d, const workload *w, cl_mem keys, cl_mem values, result *r)
+{
+    cl_int err = clEnqueueReadBuffer(d->queue, keys, CL_TRUE, 0, w->n * type_bytes(w->type), w->out_keys, 0, NULL, NULL);
+    if (err == CL_SUCCESS && values)
+        err = clEnqueueReadBuffer(d->queue, values, CL_TRUE, 0, w->n * w->value_size, w->out_values, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(r->note, sizeof r->note, "reading the result failed (OpenCL error %d)", err);
+        return 0;
+    }
+    r->verified = !verify_sort(w->type, w->keys, w->digest, w->out_keys, values ? w->out_values : NULL,
+                               w->value_size, w->n, r->note, sizeof r->note);
+    return 1;
+}
+
+/* Sorts through a device-buffer implementation: 0 clradix, 1 Boost.Compute. */
+static int sort_once(int impl, const device_run *d, const workload *w, cl_mem keys, cl_mem values, char *why,
+                     size_t why_size)
+{
+    if (impl == 0) {
+        clradix_status s = w->value_size
+            ? clradix_sort_pairs(d->sorter, d->queue, w->type, keys, values, w->value_size, w->n, NULL, 0, NULL, NULL)
+            : clradix_sort_keys(d->sorter, d->queue, w->type, keys, w->n, NULL, 0, NULL, NULL);
+        if (s == CLRADIX_SUCCESS && clFinish(d->queue) != CL_SUCCESS)
+            s = CLRADIX_ERROR_OPENCL;
+        if (s != CLRADIX_SUCCESS)
+            snprintf(why, why_size, "%s", clradix_status_string(s));
+        return s == CLRADIX_SUCCESS ? 0 : 2;
+    }
+#ifdef CLRADIX_BENCH_BOOST
+    return boost_sort(d->queue, w->type, keys, w->value_size ? values : NULL, w->value_size, w->n, why, why_size);
+#else
+    snprintf(why, why_size, "not built: install libboost-dev and rebuild");
+    return 1;
+#endif
+}
+
+/* One implementation on device buffers: the first sort apart, then runs timed sorts. */
+static void time_device_sort(int impl, const device_run *d, const workload *w, int runs, const device_report *dev,
+                             result *r)
+{
+    cl_int err;
+    cl_mem keys = clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * type_bytes(w->type), NULL, &err);
+    cl_mem values = w->value_size ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * w->value_size, NULL, &err)
+                                  : NULL;
+    double *times = malloc((size_t)runs * sizeof *times);
+    int status = 0;
+    if (err != CL_SUCCESS) {
+        snprintf(r->note, sizeof r->note, "cannot allocate the buffers (OpenCL error %d)", err);
+        status = 2;
+    }
+    for (int run = -1; run < runs && status == 0; ++run) {
+        if (!upload(d, w, keys, values)) {
+            snprintf(r->note, sizeof r->note, "uploading the keys failed");
+            status = 2;
+            break;
+        }
+        const double t0 = seconds();
+        status = sort_once(impl, d, w, keys, values, r->note, sizeof r->note);
+        const double t = seconds() - t0;
+        if (run < 0)
+            r->first_ms = t * 1e3;
+        else
+            times[run] = t;
+    }
+    if (status == 0) {
+        summarize(times, runs, r);
+        download_and_verify(d, w, keys, values, r);
+        if (impl == 0) {
+            r->passes = executed_passes(w->type, dev->tuning.radix_bits);
+            r->bytes_per_key = bytes_per_key(w->type, w->value_size, r->passes);
+            r->gbps = r->bytes_per_key * (double)w->n / (r->median_ms * 1e-3) * 1e-9;
+            r->copy_share = dev->copy_gbps > 0 ? r->gbps / dev->copy_gbps : 0;
+        }
+    } else {
+        r->runs = 0;
+        r->verified = status == 1;  /* not supported is no wrong result */
+    }
+    free(times);
+    if (keys)
+        clReleaseMemObject(keys);
+    if (values)
+        clReleaseMemObject(values);
+}
+
+static void time_qsort(const workload *w, int runs, result *r)
+{
+    double *times = malloc((size_t)runs * sizeof *times);
+    const size_t key_bytes = w->n * type_bytes(w->type);
+    for (int run = 0; run < runs; ++run) {
+        memcpy(w->out_keys, w->keys, key_bytes);
+        if (w->value_size)
+            memcpy(w->out_values, w->values, w->n * w->value_size);
+        const double t0 = seconds();
+        qsort_sort(w->type, w->out_keys, w->value_size ? w->out_values : NULL, w->value_size, w->n);
+        times[run] = seconds() - t0;
+    }
+    summarize(times, runs, r);
+    r->verified = !verify_sort(w->type, w->keys, w->digest, w->out_keys, w->value_size ? w->out_values : NULL,
+                               w->value_size, w->n, r->note, sizeof r->note);
+    free(times);
+}
+
+static int case_number, case_total;
+static double start_time;
+
+static void progress(const device_report *dev, const workload *w, const char *impl)
+{
+    char n[32];
+    char values[32] = "";
+    if (w->value_size)
+        snprintf(values, sizeof values, " pairs %zuB", w->value_size);
+    fprintf(stderr, "[case %d/%d, %.0f s] device %d %s%s n=%s %s: %s\n", case_number, case_total,
+            seconds() - start_time, dev->index, type_name(w->type), values, size_text(w->n, n, sizeof n),
+            dist_name(w->dist), impl);
+}
+
+/* Runs one case on one device; returns 0 when any result was wrong. */
+static int run_case(const options *o, const device_run *d, const device_report *dev, workload *w)
+{
+    int ok = 1;
+    ++case_number;
+    result base = { 0 };
+    base.device = d->report;
+    base.type = w->type;
+    base.value_size = w->value_size;
+    base.n = w->n;
+    base.dist = w->dist;
+    base.verified = 1;
+
+    progress(dev, w, "clradix");
+    result r = base;
+    r.impl = "clradix";
+    time_device_sort(0, d, w, o->runs, dev, &r);
+    const double clradix_ms = r.runs ? r.median_ms : 0;
+    ok &= r.verified && r.runs > 0;
+    print_row(add_result(&r));
+
+    if (o->boost) {
+        progress(dev, w, "boost");
+        r = base;
+        r.impl = "boost";
+        time_device_sort(1, d, w, o->runs, dev, &r);
+        if (r.runs && clradix_ms > 0)
+            r.speedup = r.median_ms / clradix_ms;
+        ok &= r.verified;
+        print_row(add_result(&r));
+    }
+    if (o->qsort) {
+        r = base;
+        r.impl = "qsort";
+        if (w->n > o->qsort_max_n) {
+            char limit[32];
+            snprintf(r.note, sizeof r.note, "left out above %s keys (--qsort-max-n)",
+                     size_text(o->qsort_max_n, limit, sizeof limit));
+        } else {
+            progress(dev, w, "qsort");
+            time_qsort(w, o->runs < 5 ? o->runs : 5, &r);
+            if (clradix_ms > 0)
+                r.speedup = r.median_ms / clradix_ms;
+            ok &= r.verified;
+        }
+        print_row(add_result(&r));
+    }
+    return ok;
+}
+
+static int run_device(const options *o, int index, device_report *dev, int report)
+{
+    cl_uint total = 0;
+    clradix_device_list(0, NULL, &total);
+    cl_device_id *all = malloc(total * sizeof *all);
+    clradix_device_list(total, all, &total);
+    const cl_device_id device = all[index];
+    free(all);
+
+    describe_device(device, index, dev);
+    device_run d = { 0 };
+    d.report = report;
+    cl_int err;
+    d.context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (err == CL_SUCCESS)
+        d.queue = clCreateCommandQueue(d.context, device, 0, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clradix-bench: device %d: cannot create a context and queue (OpenCL error %d)\n", index, err);
+        return 0;
+    }
+    const double t0 = seconds();
+    clradix_status status = clradix_sorter_create(d.context, device, &d.sorter);
+    dev->create_ms = (seconds() - t0) * 1e3;
+    if (status != CLRADIX_SUCCESS) {
+        fprintf(stderr, "clradix-bench: device %d: %s\n%s\n", index, clradix_status_string(status),
+                clradix_build_log(NULL));
+        return 0;
+    }
+    clradix_sorter_tuning(d.sorter, &dev->tuning);
+
+    size_t largest = 0;
+    for (int t = 0; t < o->type_count; ++t)
+        for (int s = 0; s < o->size_count; ++s)
+            for (int v = 0; v < o->value_count; ++v) {
+                const size_t bytes = o->sizes[s] * (type_bytes(o->types[t]) + o->value_sizes[v]);
+                largest = bytes > largest ? bytes : largest;
+            }
+    fprintf(stderr, "device %d: measuring the copy bandwidth\n", index);
+    dev->copy_gbps = copy_bandwidth(d.context, device, d.queue, largest > (256u << 20) ? largest : (256u << 20));
+
+    const clradix_tuning *t = &dev->tuning;
+    printf("\ndevice %d: %s / %s (%s, %u compute units)\n", index, dev->platform, dev->name, dev->kind,
+           dev->compute_units);
+    printf("copy kernel %.1f GB/s; sorter creation %.1f ms; tuning RADIX_BITS=%u WG=%u KPT=%u RANK_BITS=%u "
+           "HIST_COPIES=%u SCATTER=%u GROUPS_PER_CU=%u\n",
+           dev->copy_gbps, dev->create_ms, t->radix_bits, t->work_group_size, t->keys_per_item, t->rank_bits,
+           t->hist_copies, t->scatter, t->groups_per_unit);
+    print_header();
+
+    int ok = 1;
+    for (int ti = 0; ti < o->type_count; ++ti)
+        for (int vi = 0; vi < o->value_count; ++vi)
+            for (int si = 0; si < o->size_count; ++si)
+                for (int di = 0; di < o->dist_count; ++di) {
+                    workload w = { o->types[ti], o->sizes[si], o->value_sizes[vi], o->dists[di], NULL, NULL, NULL, NULL,
+                                   { 0, 0 } };
+                    const size_t key_bytes = w.n * type_bytes(w.type), value_bytes = w.n * w.value_size;
+                    w.keys = malloc(key_bytes);
+                    w.out_keys = malloc(key_bytes);
+                    w.values = value_bytes ? malloc(value_bytes) : NULL;
+                    w.out_values = value_bytes ? malloc(value_bytes) : NULL;
+                    if (!w.keys || !w.out_keys || (value_bytes && (!w.values || !w.out_values))) {
+                        fprintf(stderr, "clradix-bench: out of host memory for n=%zu\n", w.n);
+                        exit(1);
+                    }
+                    make_keys(w.type, w.dist, w.n, 42 + (uint64_t)w.dist, w.keys);
+                    if (value_bytes)
+                        make_values(w.value_size, w.n, w.values);
+                    w.digest = digest_keys(w.type, w.keys, w.n);
+                    ok &= run_case(o, &d, dev, &w);
+                    free(w.keys);
+                    free(w.out_keys);
+                    free(w.values);
+                    free(w.out_values);
+                }
+    clradix_sorter_release(d.sorter);
+    clReleaseCommandQueue(d.queue);
+    clReleaseContext(d.context);
+    return ok;
 }
 
 int main(int argc, char **argv)
 {
-    size_t n = (size_t)1 << 24;
-    int runs = 9, with_qsort = 1;
-    const char *device_spec = NULL;
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            if (!parse_size(argv[++i], &n) || n == 0 || n > CLRADIX_MAX_N) {
-                fprintf(stderr, "clradix-bench: bad --n %s\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-            runs = atoi(argv[++i]);
-            if (runs < 1) {
-                fprintf(stderr, "clradix-bench: bad --runs\n");
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            device_spec = argv[++i];
-        } else if (!strcmp(argv[i], "--no-qsort")) {
-            with_qsort = 0;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
-        }
-    }
+    options o;
+    int list_only;
+    if (!parse_options(argc, argv, &o, &list_only))
+        return 2;
+    if (list_only)
+        return list_devices();
+#ifndef CLRADIX_BENCH_BOOST
+    if (o.boost)
+        fprintf(stderr, "clradix-bench: Boost.Compute baseline not built (install libboost-dev and rebuild)\n");
+    o.boost = 0;
+#endif
 
-    cl_device_id device;
-    clradix_status status = clradix_device_find(device_spec, &device);
-    if (status != CLRADIX_SUCCESS) {
-        fprintf(stderr, "clradix-bench: no device %s: %s\n", device_spec ? device_spec : "(default)",
-                clradix_status_string(status));
+    int indices[MAX_ITEMS], device_count = 0;
+    if (!select_devices(&o, indices, &device_count))
         return 1;
-    }
-    char device_name[256] = "";
-    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
-    cl_int err;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    cl_command_queue queue = err == CL_SUCCESS ? clCreateCommandQueue(context, device, 0, &err) : NULL;
-    if (err != CL_SUCCESS) {
-        fprintf(stderr, "clradix-bench: cannot create a context and queue (OpenCL error %d)\n", err);
-        return 1;
-    }
-
-    double t0 = now();
-    clradix_sorter *sorter;
-    status = clradix_sorter_create(context, device, &sorter);
-    const double create_time = now() - t0;
-    if (status != CLRADIX_SUCCESS) {
-        fprintf(stderr, "clradix-bench: sorter: %s\n%s\n", clradix_status_string(status), clradix_build_log(NULL));
-        return 1;
-    }
-
-    uint32_t *keys = malloc(n * sizeof *keys), *result = malloc(n * sizeof *keys), *expected = NULL;
-    double *times = malloc((size_t)runs * sizeof *times);
-    if (!keys || !result || !times) {
-        fprintf(stderr, "clradix-bench: out of host memory\n");
-        return 1;
-    }
-    uint64_t state = 42;
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        keys[i] = (uint32_t)((z ^ (z >> 31)) >> 32);
-    }
-    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, n * sizeof *keys, NULL, &err);
-    if (err != CL_SUCCESS) {
-        fprintf(stderr, "clradix-bench: cannot allocate %zu bytes on the device\n", n * sizeof *keys);
-        return 1;
-    }
-
-    /* The first sort builds nothing more for u32 keys but touches fresh memory: timed apart. */
-    double first_time = 0;
-    for (int run = -1; run < runs; ++run) {
-        clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, n * sizeof *keys, keys, 0, NULL, NULL);
-        t0 = now();
-        status = clradix_sort_keys(sorter, queue, CLRADIX_U32, buffer, n, NULL, 0, NULL, NULL);
-        if (status == CLRADIX_SUCCESS && clFinish(queue) != CL_SUCCESS)
-            status = CLRADIX_ERROR_OPENCL;
-        const double t = now() - t0;
-        if (status != CLRADIX_SUCCESS) {
-            fprintf(stderr, "clradix-bench: sort failed: %s\n", clradix_status_string(status));
-            return 1;
-        }
-        if (run < 0)
-            first_time = t;
-        else
-            times[run] = t;
-    }
-    clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, n * sizeof *keys, result, 0, NULL, NULL);
-
-    double qsort_median = 0, qsort_min = 0;
-    const int qsort_runs = runs < 3 ? runs : 3;
-    if (with_qsort) {
-        expected = malloc(n * sizeof *keys);
-        double *qtimes = malloc((size_t)qsort_runs * sizeof *qtimes);
-        for (int run = 0; run < qsort_runs; ++run) {
-            memcpy(expected, keys, n * sizeof *keys);
-            t0 = now();
-            qsort(expected, n, sizeof *expected, compare_u32);
-            qtimes[run] = now() - t0;
-        }
-        qsort_min = minimum(qtimes, qsort_runs);
-        qsort_median = median(qtimes, qsort_runs);
-        free(qtimes);
-    }
-
-    /* Verify: ordered and a permutation of the input (equal to qsort's result, or by checksums). */
+    device_report devices[MAX_ITEMS];
+    case_total = device_count * o.type_count * o.value_count * o.size_count * o.dist_count;
+    start_time = seconds();
     int ok = 1;
-    for (size_t i = 1; i < n && ok; ++i)
-        ok = result[i - 1] <= result[i];
-    if (ok && expected) {
-        ok = !memcmp(result, expected, n * sizeof *keys);
-    } else if (ok) {
-        uint64_t sum_in = 0, sum_out = 0, sq_in = 0, sq_out = 0;
-        for (size_t i = 0; i < n; ++i) {
-            sum_in += keys[i], sum_out += result[i];
-            sq_in += (uint64_t)keys[i] * keys[i], sq_out += (uint64_t)result[i] * result[i];
-        }
-        ok = sum_in == sum_out && sq_in == sq_out;
-    }
+    for (int i = 0; i < device_count; ++i)
+        ok &= run_device(&o, indices[i], &devices[i], i);
+    fprintf(stderr, "done: %d cases in %.0f s\n", case_number, seconds() - start_time);
 
-    const double clradix_min = minimum(times, runs), clradix_median = median(times, runs);
-    printf("device: %s\n", device_name);
-    printf("keys: %zu random u32; sorter creation %.1f ms; first sort %.2f ms\n", n, create_time * 1e3,
-           first_time * 1e3);
-    printf("%-10s %6s %12s %12s %14s\n", "sort", "runs", "median ms", "min ms", "median Mkeys/s");
-    printf("%-10s %6d %12.2f %12.2f %14.1f\n", "clradix", runs, clradix_median * 1e3, clradix_min * 1e3,
-           (double)n / clradix_median * 1e-6);
-    if (with_qsort) {
-        printf("%-10s %6d %12.2f %12.2f %14.1f\n", "qsort", qsort_runs, qsort_median * 1e3, qsort_min * 1e3,
-               (double)n / qsort_median * 1e-6);
-        printf("clradix vs qsort: %.1fx faster (medians)\n", qsort_median / clradix_median);
+    if (o.json_path && !write_json(o.json_path, devices, device_count)) {
+        fprintf(stderr, "clradix-bench: cannot write %s\n", o.json_path);
+        ok = 0;
+    }
+    if (o.csv_path && !write_csv(o.csv_path, devices)) {
+        fprintf(stderr, "clradix-bench: cannot write %s\n", o.csv_path);
+        ok = 0;
     }
     if (!ok) {
-        fprintf(stderr, "clradix-bench: WRONG RESULT: the sorted keys are not the input in order\n");
+        fprintf(stderr, "\nclradix-bench: FAILED: a sort gave a WRONG RESULT or could not run (see above)\n");
         return 1;
     }
-    printf("verified: sorted and a permutation of the input\n");
-
-    clReleaseMemObject(buffer);
-    clradix_sorter_release(sorter);
-    clReleaseCommandQueue(queue);
-    clReleaseContext(context);
-    free(keys);
-    free(result);
-    free(expected);
-    free(times);
     return 0;
 }

@@ -3,7 +3,10 @@
 # Idempotent: does nothing when every package is already installed.
 set -eu
 
+# Build and tests: compiler, CMake, the OpenCL loader and headers, POCL's CPU device, Check.
 packages="cmake pkg-config gcc libc6-dev make ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check"
+# Benchmark: Boost.Compute's headers and a C++ compiler for its baseline; gnuplot for the plot.
+packages="$packages g++ libboost-dev gnuplot-nox"
 
 missing=""
 for p in $packages; do

@@ -1,0 +1,70 @@
+/* clradix-bench: declarations shared by its source files. */
+#ifndef CLRADIX_BENCH_H
+#define CLRADIX_BENCH_H
+
+#include <clradix.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum bench_dist {
+    DIST_RANDOM,      /* every bit pattern (floats: every finite one) */
+    DIST_SORTED,      /* random keys, ascending */
+    DIST_REVERSE,     /* random keys, descending */
+    DIST_EQUAL,       /* one value */
+    DIST_FEW,         /* 16 values */
+    DIST_LOWENTROPY,  /* AND of three random words */
+    DIST_COUNT
+} bench_dist;
+
+const char *dist_name(bench_dist d);
+const char *type_name(clradix_key_type type);
+unsigned type_bytes(clradix_key_type type);
+
+/* workload.c: inputs, the qsort baseline, verification. */
+
+/* n keys of type in distribution d, deterministic in seed. */
+void make_keys(clradix_key_type type, bench_dist d, size_t n, uint64_t seed, void *keys);
+/* Values that identify their position: value i holds i (16-byte values: i and a hash of i). */
+void make_values(size_t value_size, size_t n, void *values);
+
+/* Sorts keys (and values) on the host with qsort in clradix's key order: keys alone with a
+   plain comparator; pairs as (key, index) records, so that the sort is stable. */
+void qsort_sort(clradix_key_type type, void *keys, void *values, size_t value_size, size_t n);
+
+/* Fingerprint of the input, to check that a result is a permutation of it. */
+typedef struct input_digest {
+    uint64_t sum, mix;
+} input_digest;
+input_digest digest_keys(clradix_key_type type, const void *keys, size_t n);
+
+/* Checks a sort's output: keys in order, a permutation of the input (by digest); with
+   values made by make_values: each value still with its key, each once, stable. Returns
+   0, or 1 with a reason in why. */
+int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
+                const void *out_values, size_t value_size, size_t n, char *why, size_t why_size);
+
+/* Passes that move data for these keys with radix_bits-bit digits (all of them: clradix
+   skips none yet), and the bytes they move per key (see README: reads and writes of
+   every kernel, plus the final copy after an odd number of passes). */
+unsigned executed_passes(clradix_key_type type, unsigned radix_bits);
+double bytes_per_key(clradix_key_type type, size_t value_size, unsigned passes);
+
+/* copy_bandwidth.c: GB/s (bytes read + written per second) of a plain copy kernel on the
+   device, median of several runs over a buffer of about bytes; negative on failure. */
+double copy_bandwidth(cl_context context, cl_device_id device, cl_command_queue queue, size_t bytes);
+
+/* boost_baseline.cpp, when Boost.Compute is available (CLRADIX_BENCH_BOOST). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Sorts keys (and values) on queue with boost::compute::detail::radix_sort(_by_key).
+   0: done; 1: Boost.Compute cannot sort this combination; 2: it threw (what in why). */
+int boost_sort(cl_command_queue queue, clradix_key_type type, cl_mem keys, cl_mem values, size_t value_size, size_t n,
+               char *why, size_t why_size);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

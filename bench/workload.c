@@ -1,0 +1,271 @@
+/* The benchmark's inputs, its qsort baseline, and the verification of every result. */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *dist_name(bench_dist d)
+{
+    static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "few", "lowentropy" };
+    return d < DIST_COUNT ? names[d] : "?";
+}
+
+const char *type_name(clradix_key_type type)
+{
+    static const char *const names[] = { "u32", "i32", "f32", "u64", "i64", "f64" };
+    return (unsigned)type < 6 ? names[type] : "?";
+}
+
+unsigned type_bytes(clradix_key_type type)
+{
+    return type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64 ? 8 : 4;
+}
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t get_key(const void *keys, unsigned bytes, size_t i)
+{
+    return bytes == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+}
+
+static void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
+{
+    if (bytes == 4)
+        ((uint32_t *)keys)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)keys)[i] = v;
+}
+
+/* The key's place in clradix's order as an unsigned number (floats: totalOrder). */
+static uint64_t order_image(clradix_key_type type, uint64_t key)
+{
+    switch (type) {
+    case CLRADIX_I32: return key ^ 0x80000000u;
+    case CLRADIX_I64: return key ^ 0x8000000000000000ull;
+    case CLRADIX_F32: return key & 0x80000000u ? ~key & 0xFFFFFFFFu : key | 0x80000000u;
+    case CLRADIX_F64: return key >> 63 ? ~key : key | 0x8000000000000000ull;
+    default: return key;
+    }
+}
+
+/* A random key of type; floats are redrawn until finite, so random inputs hold no NaN or infinity. */
+static uint64_t random_key(clradix_key_type type, uint64_t *state)
+{
+    for (;;) {
+        const uint64_t r = splitmix(state);
+        if (type == CLRADIX_F32 && ((r >> 23) & 0xFF) == 0xFF)
+            continue;
+        if (type == CLRADIX_F64 && ((r >> 52) & 0x7FF) == 0x7FF)
+            continue;
+        return type_bytes(type) == 4 ? (uint32_t)r : r;
+    }
+}
+
+typedef struct record {
+    uint64_t image;
+    size_t index;
+} record;
+
+static int compare_records(const void *a, const void *b)
+{
+    const record *x = a, *y = b;
+    if (x->image != y->image)
+        return x->image < y->image ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+void make_keys(clradix_key_type type, bench_dist d, size_t n, uint64_t seed, void *keys)
+{
+    const unsigned bytes = type_bytes(type);
+    uint64_t state = seed, pool[16];
+    for (int i = 0; i < 16; ++i)
+        pool[i] = random_key(type, &state);
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t v;
+        switch (d) {
+        case DIST_EQUAL: v = pool[0]; break;
+        case DIST_FEW: v = pool[splitmix(&state) & 15]; break;
+        case DIST_LOWENTROPY: v = splitmix(&state) & splitmix(&state) & splitmix(&state); break;
+        default: v = random_key(type, &state); break;
+        }
+        put_key(keys, bytes, i, v);
+    }
+    if (d == DIST_SORTED || d == DIST_REVERSE) {
+        qsort_sort(type, keys, NULL, 0, n);
+        for (size_t i = 0; d == DIST_REVERSE && i < n / 2; ++i) {
+            const uint64_t t = get_key(keys, bytes, i);
+            put_key(keys, bytes, i, get_key(keys, bytes, n - 1 - i));
+            put_key(keys, bytes, n - 1 - i, t);
+        }
+    }
+}
+
+void make_values(size_t value_size, size_t n, void *values)
+{
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char *v = (unsigned char *)values + i * value_size;
+        if (value_size == 4) {
+            const uint32_t x = (uint32_t)i;
+            memcpy(v, &x, 4);
+        } else {
+            const uint64_t x = i;
+            memcpy(v, &x, 8);
+            if (value_size == 16) {
+                uint64_t state = i, h = splitmix(&state);
+                memcpy(v + 8, &h, 8);
+            }
+        }
+    }
+}
+
+static size_t value_index(const void *values, size_t value_size, size_t i)
+{
+    const unsigned char *v = (const unsigned char *)values + i * value_size;
+    if (value_size == 4) {
+        uint32_t x;
+        memcpy(&x, v, 4);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, v, 8);
+    return (size_t)x;
+}
+
+/* Comparators for sorting keys alone, as a user of qsort would write them (floats by bit
+   pattern in totalOrder, since < is wrong for NaN). */
+static int compare_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_f32(const void *a, const void *b)
+{
+    const uint64_t x = order_image(CLRADIX_F32, *(const uint32_t *)a), y = order_image(CLRADIX_F32, *(const uint32_t *)b);
+    return (x > y) - (x < y);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_f64(const void *a, const void *b)
+{
+    const uint64_t x = order_image(CLRADIX_F64, *(const uint64_t *)a), y = order_image(CLRADIX_F64, *(const uint64_t *)b);
+    return (x > y) - (x < y);
+}
+
+void qsort_sort(clradix_key_type type, void *keys, void *values, size_t value_size, size_t n)
+{
+    const unsigned bytes = type_bytes(type);
+    if (!values) {  /* keys alone: equal keys are indistinguishable, so qsort's instability is invisible */
+        static int (*const compare[])(const void *, const void *) = { compare_u32, compare_i32, compare_f32,
+                                                                       compare_u64, compare_i64, compare_f64 };
+        qsort(keys, n, bytes, compare[type]);
+        return;
+    }
+    /* Pairs: records of (key order, index), so that equal keys keep their order. */
+    record *records = malloc((n ? n : 1) * sizeof *records);
+    for (size_t i = 0; i < n; ++i)
+        records[i] = (record){ order_image(type, get_key(keys, bytes, i)), i };
+    qsort(records, n, sizeof *records, compare_records);
+    /* Apply the permutation through copies of the inputs. */
+    void *old_keys = malloc((n ? n : 1) * bytes), *old_values = values ? malloc((n ? n : 1) * value_size) : NULL;
+    memcpy(old_keys, keys, n * bytes);
+    if (values)
+        memcpy(old_values, values, n * value_size);
+    for (size_t i = 0; i < n; ++i) {
+        put_key(keys, bytes, i, get_key(old_keys, bytes, records[i].index));
+        if (values)
+            memcpy((char *)values + i * value_size, (char *)old_values + records[i].index * value_size, value_size);
+    }
+    free(old_keys);
+    free(old_values);
+    free(records);
+}
+
+input_digest digest_keys(clradix_key_type type, const void *keys, size_t n)
+{
+    const unsigned bytes = type_bytes(type);
+    input_digest d = { 0, 0 };
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t k = get_key(keys, bytes, i), state = k;
+        d.sum += k;
+        d.mix += splitmix(&state);  /* order-independent, so equal for every permutation */
+    }
+    return d;
+}
+
+int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
+                const void *out_values, size_t value_size, size_t n, char *why, size_t why_size)
+{
+    const unsigned bytes = type_bytes(type);
+    for (size_t i = 1; i < n; ++i)
+        if (order_image(type, get_key(out_keys, bytes, i - 1)) > order_image(type, get_key(out_keys, bytes, i))) {
+            snprintf(why, why_size, "keys %zu and %zu out of order", i - 1, i);
+            return 1;
+        }
+    const input_digest out = digest_keys(type, out_keys, n);
+    if (out.sum != digest.sum || out.mix != digest.mix) {
+        snprintf(why, why_size, "the keys are not a permutation of the input");
+        return 1;
+    }
+    if (!out_values)
+        return 0;
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    int bad = 0;
+    for (size_t i = 0; i < n && !bad; ++i) {
+        const size_t from = value_index(out_values, value_size, i);
+        if (from >= n || seen[from] || get_key(in_keys, bytes, from) != get_key(out_keys, bytes, i)) {
+            snprintf(why, why_size, "value %zu does not belong to its key", i);
+            bad = 1;
+        } else if (i > 0 && get_key(out_keys, bytes, i) == get_key(out_keys, bytes, i - 1)
+                   && from < value_index(out_values, value_size, i - 1)) {
+            snprintf(why, why_size, "equal keys %zu and %zu lost their input order", i - 1, i);
+            bad = 1;
+        } else if (value_size == 16) {
+            uint64_t state = from, h = splitmix(&state), got;
+            memcpy(&got, (const unsigned char *)out_values + i * 16 + 8, 8);
+            if (got != h) {
+                snprintf(why, why_size, "bytes 8..15 of value %zu were not moved with it", i);
+                bad = 1;
+            }
+        }
+        seen[from < n ? from : 0] = 1;
+    }
+    free(seen);
+    return bad;
+}
+
+unsigned executed_passes(clradix_key_type type, unsigned radix_bits)
+{
+    return (type_bytes(type) * 8 + radix_bits - 1) / radix_bits;
+}
+
+double bytes_per_key(clradix_key_type type, size_t value_size, unsigned passes)
+{
+    /* Per pass: the histogram reads the keys; the scatter reads keys and values and writes
+       them. An odd number of passes ends with a copy back (read and write). */
+    const double k = type_bytes(type), v = (double)value_size;
+    return passes * (3 * k + 2 * v) + (passes % 2 ? 2 * (k + v) : 0);
+}
