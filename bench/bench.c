@@ -26,7 +26,7 @@ typedef struct options {
     int value_count;
     int runs;
     size_t qsort_max_n;
-    int qsort, boost;
+    int qsort, boost, tune;
     const char *json_path, *csv_path;
 } options;
 
@@ -202,6 +202,8 @@ static void usage(FILE *f)
             "  --qsort-max-n N     leave qsort out above N keys (default 2^24); --no-qsort: always\n"
             "  --no-boost          leave Boost.Compute out\n"
             "  --json FILE         write every result as JSON; --csv FILE: as CSV\n"
+            "  --tune              search the kernel parameters for the first device, type, value size\n"
+            "                      and n given, and print the best as CLRADIX_TUNING and as a table row\n"
             "  --help              this text\n"
             "Columns: first = the case's first sort, including any kernel build it triggers; median,\n"
             "min, max over the timed sorts; GB/s = bytes the executed passes move per key (reads and\n"
@@ -229,6 +231,8 @@ static int parse_options(int argc, char **argv, options *o, int *list_only)
             o->qsort = 0, used = 0;
         } else if (!strcmp(a, "--no-boost")) {
             o->boost = 0, used = 0;
+        } else if (!strcmp(a, "--tune")) {
+            o->tune = 1, used = 0;
         } else if (!v) {
             ok = 0;
         } else if (!strcmp(a, "--device")) {
@@ -417,11 +421,11 @@ static int write_json(const char *path, const device_report *devices, int device
                 ", \"type\": \"%s\", \"compute_units\": %u, \"global_mem\": %llu, \"local_mem\": %llu, "
                 "\"max_alloc\": %llu, \"max_work_group\": %zu, \"copy_gbps\": %.3f, \"sorter_create_ms\": %.3f, "
                 "\"tuning\": {\"radix_bits\": %u, \"work_group_size\": %u, \"keys_per_item\": %u, \"rank_bits\": %u, "
-                "\"groups_per_unit\": %u, \"hist_copies\": %u, \"scatter\": %u}}%s\n",
+                "\"groups_per_unit\": %u, \"hist_copies\": %u, \"fused\": %u, \"small_n\": %u}}%s\n",
                 d->kind, d->compute_units, (unsigned long long)d->global_mem, (unsigned long long)d->local_mem,
                 (unsigned long long)d->max_alloc, d->max_wg, d->copy_gbps, d->create_ms, d->tuning.radix_bits,
                 d->tuning.work_group_size, d->tuning.keys_per_item, d->tuning.rank_bits, d->tuning.groups_per_unit,
-                d->tuning.hist_copies, d->tuning.scatter, i + 1 < device_count ? "," : "");
+                d->tuning.hist_copies, d->tuning.fused, d->tuning.small_n, i + 1 < device_count ? "," : "");
     }
     fprintf(f, "  ],\n  \"results\": [\n");
     for (size_t i = 0; i < result_count; ++i) {
@@ -560,8 +564,8 @@ static void time_device_sort(int impl, const device_run *d, const workload *w, i
         summarize(times, runs, r);
         download_and_verify(d, w, keys, values, r);
         if (impl == 0) {
-            r->passes = executed_passes(w->type, dev->tuning.radix_bits);
-            r->bytes_per_key = bytes_per_key(w->type, w->value_size, r->passes);
+            r->passes = executed_passes(w->type, w->keys, w->n, dev->tuning.radix_bits);
+            r->bytes_per_key = bytes_per_key(w->type, w->value_size, w->n, r->passes, &dev->tuning);
             r->gbps = r->bytes_per_key * (double)w->n / (r->median_ms * 1e-3) * 1e-9;
             r->copy_share = dev->copy_gbps > 0 ? r->gbps / dev->copy_gbps : 0;
         }
@@ -702,9 +706,9 @@ static int run_device(const options *o, int index, device_report *dev, int repor
     printf("\ndevice %d: %s / %s (%s, %u compute units)\n", index, dev->platform, dev->name, dev->kind,
            dev->compute_units);
     printf("copy kernel %.1f GB/s; sorter creation %.1f ms; tuning RADIX_BITS=%u WG=%u KPT=%u RANK_BITS=%u "
-           "HIST_COPIES=%u SCATTER=%u GROUPS_PER_CU=%u\n",
+           "GROUPS_PER_CU=%u HIST_COPIES=%u FUSED=%u SMALL_N=%u\n",
            dev->copy_gbps, dev->create_ms, t->radix_bits, t->work_group_size, t->keys_per_item, t->rank_bits,
-           t->hist_copies, t->scatter, t->groups_per_unit);
+           t->groups_per_unit, t->hist_copies, t->fused, t->small_n);
     print_header();
 
     int ok = 1;
@@ -756,6 +760,15 @@ int main(int argc, char **argv)
     int indices[MAX_ITEMS], device_count = 0;
     if (!select_devices(&o, indices, &device_count))
         return 1;
+    if (o.tune) {
+        cl_uint total = 0;
+        clradix_device_list(0, NULL, &total);
+        cl_device_id *all = malloc(total * sizeof *all);
+        clradix_device_list(total, all, &total);
+        const int status = tune_device(all[indices[0]], o.types[0], o.value_sizes[0], o.sizes[0], o.runs);
+        free(all);
+        return status;
+    }
     device_report devices[MAX_ITEMS];
     case_total = device_count * o.type_count * o.value_count * o.size_count * o.dist_count;
     start_time = seconds();

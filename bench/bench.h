@@ -45,15 +45,19 @@ input_digest digest_keys(clradix_key_type type, const void *keys, size_t n);
 int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
                 const void *out_values, size_t value_size, size_t n, char *why, size_t why_size);
 
-/* Passes that move data for these keys with radix_bits-bit digits (all of them: clradix
-   skips none yet), and the bytes they move per key (see README: reads and writes of
-   every kernel, plus the final copy after an odd number of passes). */
-unsigned executed_passes(clradix_key_type type, unsigned radix_bits);
-double bytes_per_key(clradix_key_type type, size_t value_size, unsigned passes);
+/* Passes that move data when these keys are sorted with radix_bits-bit digits: clradix
+   skips a pass in which every key has the same digit. */
+unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsigned radix_bits);
+/* Bytes the sort moves per key in global memory (see README): reads and writes of every
+   kernel that touches keys or values. */
+double bytes_per_key(clradix_key_type type, size_t value_size, size_t n, unsigned passes, const clradix_tuning *t);
 
 /* copy_bandwidth.c: GB/s (bytes read + written per second) of a plain copy kernel on the
    device, median of several runs over a buffer of about bytes; negative on failure. */
 double copy_bandwidth(cl_context context, cl_device_id device, cl_command_queue queue, size_t bytes);
+
+/* tune.c: clradix-bench --tune; returns the exit status. */
+int tune_device(cl_device_id device, clradix_key_type type, size_t value_size, size_t n, int runs);
 
 /* boost_baseline.cpp, when Boost.Compute is available (CLRADIX_BENCH_BOOST). */
 #ifdef __cplusplus

@@ -257,15 +257,27 @@ int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest,
     return bad;
 }
 
-unsigned executed_passes(clradix_key_type type, unsigned radix_bits)
+unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsigned radix_bits)
 {
-    return (type_bytes(type) * 8 + radix_bits - 1) / radix_bits;
+    const unsigned bytes = type_bytes(type), width = 8 * bytes;
+    uint64_t differs = 0;  /* bits of the order image in which some key differs from the first */
+    const uint64_t first = n ? order_image(type, get_key(keys, bytes, 0)) : 0;
+    for (size_t i = 1; i < n; ++i)
+        differs |= order_image(type, get_key(keys, bytes, i)) ^ first;
+    unsigned passes = 0;
+    for (unsigned shift = 0; shift < width; shift += radix_bits)
+        passes += (differs >> shift) & ((1ull << radix_bits) - 1) ? 1 : 0;
+    return passes;
 }
 
-double bytes_per_key(clradix_key_type type, size_t value_size, unsigned passes)
+double bytes_per_key(clradix_key_type type, size_t value_size, size_t n, unsigned passes, const clradix_tuning *t)
 {
-    /* Per pass: the histogram reads the keys; the scatter reads keys and values and writes
-       them. An odd number of passes ends with a copy back (read and write). */
     const double k = type_bytes(type), v = (double)value_size;
-    return passes * (3 * k + 2 * v) + (passes % 2 ? 2 * (k + v) : 0);
+    if (n <= t->small_n)  /* one kernel: read everything once, write it once */
+        return 2 * (k + v);
+    /* One read counts every pass's digits; each pass that moves data reads keys and values
+       and writes them (and, without FUSED, every one but the first reads the keys before
+       for its counts); an odd number of such passes ends with a copy back. */
+    const double histograms = t->fused == 2 || passes == 0 ? 0 : (passes - 1) * k;
+    return k + passes * 2 * (k + v) + histograms + (passes % 2 ? 2 * (k + v) : 0);
 }

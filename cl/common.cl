@@ -1,20 +1,22 @@
 /*
- * Definitions shared by the radix-sort kernels. The host prepends this file to each
- * kernel file and sets the shape of the code with -D build options:
- *   KEY_BITS    32 or 64: width of a key
- *   VALUE_SIZE  0 (keys only), 4, 8 or 16: bytes of the value moved with each key
- *   RADIX_BITS  1..8: bits sorted per pass (RADIX digits)
- *   WG          work-items per group of the histogram and scatter kernels, a power of two
- *   KPT         keys each work-item ranks per tile (a tile is WG * KPT keys)
- *   RANK_BITS   1..RADIX_BITS: bits of the digit ranked per round inside a tile
- *   HIST_COPIES sub-histograms per work-group, a power of two up to WG; work-item i counts
- *               into copy i % HIST_COPIES, with local atomics unless it owns its copy
- *   SCATTER     1: write each key straight to its slot (one rank round, RANK_BITS ==
- *               RADIX_BITS); 2: sort each tile by digit in local memory first, so
- *               writes go out in runs of consecutive addresses
- *   SCAN_WG     work-items per group of the table scan, a power of two
- * What varies per call (digit shift and width, key transform, direction) comes in as
- * kernel arguments, so one program serves every key type of one width.
+ * Definitions shared by the radix-sort kernels. The host prepends this file to the kernel
+ * files and sets the shape of the code with -D build options:
+ *   KEY_BITS     32 or 64: width of a key
+ *   VALUE_SIZE   0 (keys only), 4, 8 or 16: bytes of the value moved with each key
+ *   RADIX_BITS   1..8: bits sorted per pass (RADIX digits)
+ *   WG           work-items per group of the sort kernels, a power of two
+ *   KPT          keys per work-item in a tile (a tile is WG * KPT keys)
+ *   RANK_BITS    1..RADIX_BITS: bits of the digit ranked per round inside a tile
+ *   HIST_COPIES  sub-histograms per work-group, a power of two up to WG; work-item i counts
+ *                into copy i % HIST_COPIES, with local atomics unless it owns its copy
+ *   FUSED        1: each scatter also counts the next executed pass's digits per
+ *                destination block, so no pass but the first reads the keys for its
+ *                histogram (for up to MAX_GROUPS groups); 0: a histogram kernel per pass
+ *   MAX_GROUPS   most work-groups the FUSED tables hold
+ *   SMALL_N      most keys radix_sort_small sorts in one work-group (0: no such kernel)
+ *   SCAN_WG      work-items per group of the table scan, a power of two
+ * What varies per call (bit range, key transform, direction, pass) comes in as kernel
+ * arguments, so one program serves every key type of one width.
  */
 #if !defined(KEY_BITS) || (KEY_BITS != 32 && KEY_BITS != 64)
 #error "KEY_BITS must be 32 or 64"
@@ -37,8 +39,11 @@
 #if !defined(HIST_COPIES) || HIST_COPIES < 1 || HIST_COPIES > WG || (HIST_COPIES & (HIST_COPIES - 1)) != 0
 #error "HIST_COPIES must be a power of two up to WG"
 #endif
-#if !defined(SCATTER) || (SCATTER != 1 && SCATTER != 2) || (SCATTER == 1 && RANK_BITS != RADIX_BITS)
-#error "SCATTER must be 1 (with RANK_BITS == RADIX_BITS) or 2"
+#if !defined(FUSED) || (FUSED != 0 && FUSED != 1) || !defined(MAX_GROUPS) || MAX_GROUPS < 1
+#error "FUSED must be 0 or 1, MAX_GROUPS at least 1"
+#endif
+#if !defined(SMALL_N) || SMALL_N < 0
+#error "SMALL_N must be defined (0: no single-launch kernel)"
 #endif
 #if !defined(SCAN_WG) || SCAN_WG < 1 || (SCAN_WG & (SCAN_WG - 1)) != 0
 #error "SCAN_WG must be a power of two"
@@ -48,6 +53,7 @@
 #define TILE (WG * KPT)
 #define RANK_RADIX (1u << RANK_BITS)
 #define RANK_ROUNDS ((RADIX_BITS + RANK_BITS - 1) / RANK_BITS)
+#define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)  /* most passes of a sort */
 
 #if KEY_BITS == 32
 typedef uint radix_key;
@@ -64,7 +70,7 @@ typedef uint2 radix_value;
 typedef uint4 radix_value;
 #endif
 
-/* Arguments that exist only when values move with the keys. */
+/* Arguments and statements that exist only when values move with the keys. */
 #if VALUE_SIZE
 #define IF_VALUES(...) __VA_ARGS__
 #else
@@ -82,11 +88,44 @@ typedef struct digit_spec {
     uint shift, mask;
 } digit_spec;
 
+radix_key image_of(radix_key key, radix_key pos_xor, radix_key neg_xor)
+{
+    return key ^ ((key >> (KEY_BITS - 1)) ? neg_xor : pos_xor);
+}
+
 uint digit_of(radix_key key, digit_spec spec)
 {
-    const radix_key image = key ^ ((key >> (KEY_BITS - 1)) ? spec.neg_xor : spec.pos_xor);
-    return (uint)(image >> spec.shift) & spec.mask;
+    return (uint)(image_of(key, spec.pos_xor, spec.neg_xor) >> spec.shift) & spec.mask;
 }
+
+/* The digit of pass `pass` of a sort by bits [begin_bit, end_bit): RADIX_BITS bits from
+   begin_bit + pass * RADIX_BITS, fewer in a last pass that reaches end_bit. */
+digit_spec pass_digit(uint pass, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+{
+    const uint shift = begin_bit + pass * RADIX_BITS, bits = min((uint)RADIX_BITS, end_bit - shift);
+    const digit_spec spec = { pos_xor, neg_xor, shift, (1u << bits) - 1 };
+    return spec;
+}
+
+/*
+ * The plan of one sort, written on the device by radix_plan once every pass's digit
+ * counts are known; every later kernel reads it, so that nothing the data decides
+ * needs the host:
+ *   plan[PLAN_COUNT]          passes that move data
+ *   plan[PLAN_PASS + p]       pass p's index among those (SKIPPED: every key has the
+ *                             same digit in pass p, so it changes nothing)
+ *   plan[PLAN_NEXT + p]       the next pass that moves data after p (SKIPPED: none)
+ * Executed pass j reads the input for j == 0 and then the temporaries in turn; its
+ * writes go to temporary 1 for even j and temporary 2 for odd j (see SOURCE, TARGET).
+ */
+#define PLAN_COUNT 0
+#define PLAN_PASS 1
+#define PLAN_NEXT (1 + PASSES)
+#define PLAN_SIZE (1 + 2 * PASSES)
+#define SKIPPED 0xFFFFFFFFu
+
+#define SOURCE(j, input, first, second) ((j) == 0 ? (input) : ((j) & 1) ? (first) : (second))
+#define TARGET(j, first, second) (((j) & 1) ? (second) : (first))
 
 /* Number of TILE-sized pieces of a block of count keys, without overflowing uint. */
 uint tiles_in(uint count)
@@ -135,4 +174,50 @@ uint group_exclusive_scan(__local uint *data, uint count)
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* the prefixes are complete */
     return total;
+}
+
+/*
+ * One stable ranking round over count keys in local memory: moves keys (and values)
+ * from `from` to `to`, ordered by digit_of(key, spec), keeping the order of keys with
+ * equal digits. Work-item i owns the keys [i * chunk, (i + 1) * chunk) and counts their
+ * digits in its own column of counters[digit * WG + i]; the exclusive scan of the
+ * counters, digit-major, gives each (digit, work-item) the slot of its first key, and
+ * the work-item's running count places the rest. spec.mask must be below RANK_RADIX.
+ * Returns 0, moving nothing, when every key has the same digit: `from` is then already
+ * in order. run_begin, unless 0, receives where each digit's run starts in the result.
+ * Every work-item must call it; it starts and ends with a barrier.
+ */
+int rank_round(__local const radix_key *from, __local radix_key *to,
+               IF_VALUES(__local const radix_value *from_values, __local radix_value *to_values,)
+               uint count, uint chunk, digit_spec spec, __local uint *counters, __local uint *moved,
+               __local uint *run_begin)
+{
+    const uint lid = get_local_id(0), first = min(lid * chunk, count), last = min(first + chunk, count);
+    for (uint s = 0; s < RANK_RADIX; ++s)
+        counters[s * WG + lid] = 0;
+    if (lid == 0)
+        *moved = 1;
+    for (uint t = first; t < last; ++t)
+        ++counters[digit_of(from[t], spec) * WG + lid];
+    group_exclusive_scan(counters, RANK_RADIX * WG);
+
+    /* At most one digit holds every key: its owner is the only writer. */
+    for (uint s = lid; s < RANK_RADIX; s += WG) {
+        const uint begin = counters[s * WG], end = s + 1 < RANK_RADIX ? counters[(s + 1) * WG] : count;
+        if (count > 0 && end - begin == count)
+            *moved = 0;
+        if (run_begin)
+            run_begin[s] = begin;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* moved is final */
+    const int move = *moved;
+    if (move)
+        for (uint t = first; t < last; ++t) {
+            const radix_key key = from[t];
+            const uint slot = counters[digit_of(key, spec) * WG + lid]++;
+            to[slot] = key;
+            IF_VALUES(to_values[slot] = from_values[t];)
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* `to` is complete, and everyone has read moved */
+    return move;
 }

@@ -1,36 +1,100 @@
 /*
- * Upsweep of one digit pass: each work-group counts the digits of its contiguous block
- * of keys and writes the counts digit-major: table[digit * groups + group].
+ * Upsweeps: each work-group counts the digits of its contiguous block of keys in local
+ * counters and writes the counts digit-major, table[digit * groups + group], so that
+ * one exclusive scan of the table gives each (digit, group) its first output slot.
+ */
+
+/* Adds one to counter d of this work-item's copy. */
+void count_digit(__local uint *copy, uint d)
+{
+#if HIST_COPIES == WG
+    ++copy[d];  /* a copy of its own: no other work-item touches it */
+#else
+    atomic_inc(&copy[d]);
+#endif
+}
+
+/*
+ * Before the first pass: one read of the keys counts the digits of every pass of the
+ * sort, as each block's table for every pass, table_all[pass * RADIX * groups + digit *
+ * groups + group], and as totals over all keys, totals[pass * RADIX + digit] (added
+ * atomically; the host zeroes them), from which radix_plan decides which passes run.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix_histogram(__global const radix_key *keys, uint n, uint block_len,
-                     uint shift, uint digit_mask, radix_key pos_xor, radix_key neg_xor,
-                     __global uint *table)
+void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len, uint begin_bit, uint end_bit,
+                         radix_key pos_xor, radix_key neg_xor, __global uint *totals, __global uint *table_all)
 {
+    __local uint counts[HIST_COPIES * PASSES * RADIX];  /* copy-major, then pass, then digit */
+    const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
+    const uint count = block_count(n, block_len), passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+    __global const radix_key *block = keys + group * block_len;
+    __local uint *mine = counts + (lid % HIST_COPIES) * PASSES * RADIX;
+
+    for (uint i = lid; i < HIST_COPIES * PASSES * RADIX; i += WG)
+        counts[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
+
+    uint shift[PASSES], mask[PASSES];
+    for (uint p = 0; p < PASSES; ++p) {
+        const digit_spec spec = pass_digit(min(p, passes - 1), begin_bit, end_bit, pos_xor, neg_xor);
+        shift[p] = spec.shift;
+        mask[p] = spec.mask;
+    }
+    for (uint tile = 0, tiles = tiles_in(count); tile < tiles; ++tile) {
+        const uint begin = tile * TILE, valid = min((uint)TILE, count - begin);
+        for (uint k = 0; k < KPT; ++k) {
+            const uint i = k * WG + lid;  /* neighbouring work-items read neighbouring keys */
+            if (i < valid) {
+                const radix_key image = image_of(block[begin + i], pos_xor, neg_xor);
+                for (uint p = 0; p < PASSES; ++p)  /* a constant trip count: unrolled */
+                    if (p < passes)
+                        count_digit(mine + p * RADIX, (uint)(image >> shift[p]) & mask[p]);
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */
+
+    for (uint i = lid; i < passes * RADIX; i += WG) {
+        uint sum = 0;
+        for (uint c = 0; c < HIST_COPIES; ++c)
+            sum += counts[c * PASSES * RADIX + i];
+        const uint pass = i / RADIX, digit = i % RADIX;
+        table_all[(pass * RADIX + digit) * groups + group] = sum;
+        if (sum)
+            atomic_add(&totals[i], sum);
+    }
+}
+
+/*
+ * Upsweep of pass `pass` when it is not the first to move data and the scatter before it
+ * did not count for it (FUSED 0): reads the keys where the previous pass left them.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix_histogram(__global const radix_key *first, __global const radix_key *second, uint n, uint block_len,
+                     uint pass, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor,
+                     __global const uint *plan, __global uint *table)
+{
+    const uint j = plan[PLAN_PASS + pass];
+    if (j == SKIPPED || j == 0)
+        return;  /* nothing to do, or radix_gather copies its table from radix_histogram_all's */
+
     __local uint counts[HIST_COPIES * RADIX];  /* copy-major: counts[copy * RADIX + digit] */
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
-    const digit_spec spec = { pos_xor, neg_xor, shift, digit_mask };
     const uint count = block_count(n, block_len);
-    __global const radix_key *block = keys + group * block_len;
+    const digit_spec spec = pass_digit(pass, begin_bit, end_bit, pos_xor, neg_xor);
+    __global const radix_key *block = SOURCE(j, first, first, second) + group * block_len;
     __local uint *mine = counts + (lid % HIST_COPIES) * RADIX;
 
     for (uint i = lid; i < HIST_COPIES * RADIX; i += WG)
         counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
 
-    const uint tiles = tiles_in(count);
-    for (uint tile = 0; tile < tiles; ++tile) {
+    for (uint tile = 0, tiles = tiles_in(count); tile < tiles; ++tile) {
         const uint begin = tile * TILE, valid = min((uint)TILE, count - begin);
         for (uint k = 0; k < KPT; ++k) {
-            const uint i = k * WG + lid;  /* neighbouring work-items read neighbouring keys */
-            if (i < valid) {
-                const uint d = digit_of(block[begin + i], spec);
-#if HIST_COPIES == WG
-                ++mine[d];  /* a copy of its own: no other work-item touches it */
-#else
-                atomic_inc(&mine[d]);
-#endif
-            }
+            const uint i = k * WG + lid;
+            if (i < valid)
+                count_digit(mine, digit_of(block[begin + i], spec));
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */

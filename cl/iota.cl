@@ -2,17 +2,17 @@
 #if VALUE_SIZE == 4 || VALUE_SIZE == 8
 __kernel void radix_iota(__global radix_value *values, uint n)
 {
-    const uint step = get_global_size(0);
-    for (uint i = get_global_id(0); i < n; i = n - i > step ? i + step : n) {
+    const uint i = get_global_id(0);  /* one index per work-item: the fastest copy loop on CPUs too */
+    if (i >= n)
+        return;
 #if VALUE_SIZE == 4
-        values[i] = i;
+    values[i] = i;
 #else
-        /* A u64 index on a little-endian device: low word first. Stored as two words, since
-           oclgrind takes the vector (uint2)(i, 0) for a partly uninitialised value. */
-        __global uint *words = (__global uint *)(values + i);
-        words[0] = i;
-        words[1] = 0;
+    /* A u64 index on a little-endian device: low word first. Stored as two words, since
+       oclgrind takes the vector (uint2)(i, 0) for a partly uninitialised value. */
+    __global uint *words = (__global uint *)(values + i);
+    words[0] = i;
+    words[1] = 0;
 #endif
-    }
 }
 #endif

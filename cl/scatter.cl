@@ -1,164 +1,156 @@
 /*
- * Downsweep of one digit pass: each work-group re-reads its block tile by tile and
- * writes every key to
- *   offsets[digit * groups + group]           first slot of the digit for this block
- *   + keys of that digit in earlier tiles      (digit_next keeps the running slot)
- *   + its stable rank among the tile's keys of that digit.
- * Ranks come from counting, never from comparing keys: each work-item counts the digits
- * of its KPT consecutive keys in its own column of counters[digit][work_item]; an
- * exclusive scan of the counters, digit-major, gives each (digit, work-item) the rank of
- * its first key in the tile, and the work-item's running count ranks the others.
+ * Downsweep of one digit pass: each work-group re-reads its block tile by tile, sorts the
+ * tile by digit in local memory (stably, by ranking: see rank_round), and writes every
+ * key to
+ *   offsets[digit * groups + group]            first slot of the digit for this block
+ *   + keys of that digit from earlier tiles     (digit_next keeps the running slot)
+ *   + its place in the tile's run of that digit.
+ * Writing the sorted tile run by run turns the global writes into runs of consecutive
+ * addresses: coalesced on GPUs, and on CPUs one stream at a time instead of RADIX.
  */
 
-#if SCATTER == 1
-/* Ranks the tile's keys and writes each straight to its slot. src and dst point at the tile's
-   first key; the tile holds valid keys. */
-void scatter_tile_direct(__global const radix_key *src_keys, __global radix_key *dst_keys,
-                         IF_VALUES(__global const radix_value *src_values, __global radix_value *dst_values,)
-                         uint valid, digit_spec spec,
-                         __local uint *counters, __local uint *digit_next, __local uint *digit_base)
+#if FUSED
+/*
+ * Counts the next pass's digits of the keys written to out[slot .. slot + count), by the
+ * block of the next pass that each slot falls into.
+ */
+void count_next(__local const radix_key *keys, uint count, uint slot, uint block_len, digit_spec next,
+                __local uint *next_counts)
 {
-    const uint lid = get_local_id(0);
-    for (uint d = 0; d < RADIX; ++d)
-        counters[d * WG + lid] = 0;
-    for (uint k = 0; k < KPT; ++k) {
-        const uint t = lid * KPT + k;
-        if (t < valid)
-            ++counters[digit_of(src_keys[t], spec) * WG + lid];
-    }
-    group_exclusive_scan(counters, RADIX * WG);
-
-    /* Only the owner of digit d (d % WG == lid) touches digit_next[d]. */
-    for (uint d = lid; d < RADIX; d += WG) {
-        const uint begin = counters[d * WG], end = d + 1 < RADIX ? counters[(d + 1) * WG] : valid;
-        digit_base[d] = digit_next[d] - begin;  /* slot of the tile's first key of d, less its rank */
-        digit_next[d] += end - begin;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  /* digit_base is complete */
-
-    for (uint k = 0; k < KPT; ++k) {
-        const uint t = lid * KPT + k;
-        if (t < valid) {
-            const radix_key key = src_keys[t];
-            const uint d = digit_of(key, spec);
-            const uint slot = digit_base[d] + counters[d * WG + lid]++;
-            dst_keys[slot] = key;
-            IF_VALUES(dst_values[slot] = src_values[t];)
+    uint block = slot / block_len, block_end = (block + 1) * block_len;
+    for (uint t = 0; t < count; ++t, ++slot) {
+        if (slot == block_end) {
+            ++block;
+            block_end += block_len;
         }
-    }
-}
-
+#if WG == 1
+        ++next_counts[digit_of(keys[t], next) * MAX_GROUPS + block];
 #else
-/* Sorts the tile by digit in local memory (RANK_ROUNDS stable rounds of RANK_BITS, lowest
-   first), then writes it out digit run by digit run. */
-void scatter_tile_sorted(__global const radix_key *src_keys, __global radix_key *dst_keys,
-                         IF_VALUES(__global const radix_value *src_values, __global radix_value *dst_values,)
-                         uint valid, digit_spec spec,
-                         __local radix_key *tile_keys, IF_VALUES(__local radix_value *tile_values,)
-                         __local uint *counters, __local uint *digit_next,
-                         __local uint *digit_begin, __local uint *digit_end)
-{
-    const uint lid = get_local_id(0);
-    for (uint t = lid; t < valid; t += WG) {
-        tile_keys[t] = src_keys[t];
-        IF_VALUES(tile_values[t] = src_values[t];)
+        atomic_inc(&next_counts[digit_of(keys[t], next) * MAX_GROUPS + block]);
+#endif
     }
-
-    for (uint round = 0; round < RANK_ROUNDS; ++round) {
-        const digit_spec sub = { spec.pos_xor, spec.neg_xor, spec.shift + round * RANK_BITS,
-                                 (spec.mask >> (round * RANK_BITS)) & (RANK_RADIX - 1) };
-        radix_key keys[KPT];
-        IF_VALUES(radix_value values[KPT];)
-        uint sub_digit[KPT], rank[KPT];
-
-        for (uint s = 0; s < RANK_RADIX; ++s)
-            counters[s * WG + lid] = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile (loaded, or reordered last round) is complete */
-
-        /* Positions past valid are never counted: nothing of the tile lies there. */
-        for (uint k = 0; k < KPT; ++k) {
-            const uint t = lid * KPT + k;
-            if (t < valid) {
-                keys[k] = tile_keys[t];
-                IF_VALUES(values[k] = tile_values[t];)
-                sub_digit[k] = digit_of(keys[k], sub);
-                rank[k] = counters[sub_digit[k] * WG + lid]++;
-            }
-        }
-        group_exclusive_scan(counters, RANK_RADIX * WG);  /* also: everyone has read the tile */
-
-        for (uint k = 0; k < KPT; ++k) {
-            const uint t = lid * KPT + k;
-            if (t < valid) {
-                const uint slot = counters[sub_digit[k] * WG + lid] + rank[k];
-                tile_keys[slot] = keys[k];
-                IF_VALUES(tile_values[slot] = values[k];)
-            }
-        }
-    }
-
-    for (uint d = lid; d < RADIX; d += WG)
-        digit_begin[d] = digit_end[d] = 0;  /* digits absent from the tile have no keys */
-    barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is sorted and the bounds are cleared */
-
-    for (uint t = lid; t < valid; t += WG) {
-        const uint d = digit_of(tile_keys[t], spec);
-        if (t == 0 || digit_of(tile_keys[t - 1], spec) != d)
-            digit_begin[d] = t;
-        if (t == valid - 1 || digit_of(tile_keys[t + 1], spec) != d)
-            digit_end[d] = t + 1;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  /* every digit's bounds are known */
-
-    for (uint t = lid; t < valid; t += WG) {
-        const radix_key key = tile_keys[t];
-        const uint d = digit_of(key, spec);
-        const uint slot = digit_next[d] + (t - digit_begin[d]);
-        dst_keys[slot] = key;
-        IF_VALUES(dst_values[slot] = tile_values[t];)
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  /* the tile and digit_next were read before they change */
-
-    for (uint d = lid; d < RADIX; d += WG)
-        digit_next[d] += digit_end[d] - digit_begin[d];
 }
 #endif
 
-/* The first eight arguments are the histogram's. */
+/*
+ * Pass `pass` (see PLAN_* in common.cl): its first eight key arguments are the buffers it
+ * may read or write; offsets is the scanned count table; with FUSED, partials receives
+ * what this group wrote for each block of the next pass that moves data.
+ */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix_scatter(__global const radix_key *src_keys, uint n, uint block_len,
-                   uint shift, uint digit_mask, radix_key pos_xor, radix_key neg_xor,
-                   __global const uint *offsets, __global radix_key *dst_keys
-                   IF_VALUES(, __global const radix_value *src_values, __global radix_value *dst_values))
+void radix_scatter(__global const radix_key *input, __global radix_key *first, __global radix_key *second,
+                   IF_VALUES(__global const radix_value *input_values, __global radix_value *first_values,
+                             __global radix_value *second_values,)
+                   uint n, uint block_len, uint pass, uint begin_bit, uint end_bit, radix_key pos_xor,
+                   radix_key neg_xor, __global const uint *plan, __global const uint *offsets,
+                   __global uint *partials)
 {
-#if SCATTER == 1
-    __local uint counters[RADIX * WG];
-    __local uint digit_base[RADIX];
-#else
-    __local radix_key tile_keys[TILE];
-    IF_VALUES(__local radix_value tile_values[TILE];)
+    __local radix_key tile_a[TILE], tile_b[TILE];
+    IF_VALUES(__local radix_value values_a[TILE], values_b[TILE];)
     __local uint counters[RANK_RADIX * WG];
-    __local uint digit_begin[RADIX], digit_end[RADIX];  /* each digit's run in the sorted tile */
+    __local uint digit_next[RADIX];   /* output slot of the block's next key of each digit */
+    __local uint run_begin[RADIX];    /* where each digit's run starts in the sorted tile */
+    __local uint moved;
+#if FUSED
+    __local uint next_counts[RADIX * MAX_GROUPS];
 #endif
-    __local uint digit_next[RADIX];  /* output slot of the block's next key of each digit */
 
-    const digit_spec spec = { pos_xor, neg_xor, shift, digit_mask };
+    const uint j = plan[PLAN_PASS + pass];
+    if (j == SKIPPED)
+        return;
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
     const uint count = block_count(n, block_len);
+    const digit_spec spec = pass_digit(pass, begin_bit, end_bit, pos_xor, neg_xor);
+    __global const radix_key *src = SOURCE(j, input, first, second) + group * block_len;
+    __global radix_key *dst = TARGET(j, first, second);
+    IF_VALUES(__global const radix_value *src_values = SOURCE(j, input_values, first_values, second_values)
+                                                       + group * block_len;
+              __global radix_value *dst_values = TARGET(j, first_values, second_values);)
 
     for (uint d = lid; d < RADIX; d += WG)
         digit_next[d] = offsets[d * groups + group];
+#if FUSED
+    const uint next_pass = plan[PLAN_NEXT + pass];
+    const digit_spec next = pass_digit(next_pass == SKIPPED ? 0 : next_pass, begin_bit, end_bit, pos_xor, neg_xor);
+    for (uint i = lid; i < RADIX * MAX_GROUPS; i += WG)
+        next_counts[i] = 0;
+#endif
 
-    const uint tiles = tiles_in(count);
-    for (uint tile = 0; tile < tiles; ++tile) {
-        const uint begin = group * block_len + tile * TILE, valid = min((uint)TILE, count - tile * TILE);
-#if SCATTER == 1
-        scatter_tile_direct(src_keys + begin, dst_keys, IF_VALUES(src_values + begin, dst_values,)
-                            valid, spec, counters, digit_next, digit_base);
+    for (uint tile = 0, tiles = tiles_in(count); tile < tiles; ++tile) {
+        const uint offset = tile * TILE, valid = min((uint)TILE, count - offset);
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out */
+        for (uint t = lid; t < valid; t += WG) {
+            tile_a[t] = src[offset + t];
+            IF_VALUES(values_a[t] = src_values[offset + t];)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded: work-items rank keys others loaded */
+
+        /* Rank rounds, lowest bits first, ping-ponging between the two tile buffers. With one
+           round, it also says where each digit's run starts. */
+        const uint chunk = (valid + WG - 1) / WG;
+        __local uint *runs = RANK_ROUNDS == 1 ? run_begin : 0;
+        int in_a = 1;
+        for (uint round = 0; round < RANK_ROUNDS; ++round) {
+            const digit_spec sub = { spec.pos_xor, spec.neg_xor, spec.shift + round * RANK_BITS,
+                                     (spec.mask >> (round * RANK_BITS)) & (RANK_RADIX - 1) };
+            if (in_a ? rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, chunk, sub, counters, &moved,
+                                  runs)
+                     : rank_round(tile_b, tile_a, IF_VALUES(values_b, values_a,) valid, chunk, sub, counters, &moved,
+                                  runs))
+                in_a = !in_a;
+        }
+        __local const radix_key *sorted = in_a ? tile_a : tile_b;
+        IF_VALUES(__local const radix_value *sorted_values = in_a ? values_a : values_b;)
+
+#if RANK_ROUNDS > 1
+        /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
+        for (uint d = lid; d < RADIX; d += WG)
+            run_begin[d] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
+        for (uint t = lid; t < valid; t += WG)
+            atomic_inc(&run_begin[digit_of(sorted[t], spec)]);
+        /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
+           counts without this one (oclgrind finds no race; the sort loses keys). */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        group_exclusive_scan(run_begin, RADIX);
+#endif
+
+#if WG == 1
+        /* One work-item: copy each digit's run as a block. */
+        for (uint d = 0; d < RADIX; ++d) {
+            const uint begin = run_begin[d], length = (d + 1 < RADIX ? run_begin[d + 1] : valid) - begin;
+            __global radix_key *out = dst + digit_next[d];
+            for (uint t = 0; t < length; ++t) {
+                out[t] = sorted[begin + t];
+                IF_VALUES(dst_values[digit_next[d] + t] = sorted_values[begin + t];)
+            }
+#if FUSED
+            if (next_pass != SKIPPED)
+                count_next(sorted + begin, length, digit_next[d], block_len, next, next_counts);
+#endif
+            digit_next[d] += length;
+        }
 #else
-        scatter_tile_sorted(src_keys + begin, dst_keys, IF_VALUES(src_values + begin, dst_values,)
-                            valid, spec, tile_keys, IF_VALUES(tile_values,) counters, digit_next,
-                            digit_begin, digit_end);
+        for (uint t = lid; t < valid; t += WG) {
+            const radix_key key = sorted[t];
+            const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[d]);
+            dst[slot] = key;
+            IF_VALUES(dst_values[slot] = sorted_values[t];)
+#if FUSED
+            if (next_pass != SKIPPED)
+                count_next(sorted + t, 1, slot, block_len, next, next_counts);
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read digit_next and run_begin */
+        for (uint d = lid; d < RADIX; d += WG)
+            digit_next[d] += (d + 1 < RADIX ? run_begin[d + 1] : valid) - run_begin[d];
 #endif
     }
+
+#if FUSED
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
+    if (next_pass != SKIPPED)
+        for (uint i = lid; i < RADIX * groups; i += WG)
+            partials[group * RADIX * groups + i] = next_counts[(i / groups) * MAX_GROUPS + i % groups];
+#endif
 }

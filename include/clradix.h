@@ -176,9 +176,10 @@ typedef struct clradix_tuning {
     unsigned groups_per_unit;  /* GROUPS_PER_CU: work-groups per compute unit, 1..1024 */
     unsigned hist_copies;      /* HIST_COPIES: sub-histograms per work-group, a power of two up to
                                   work_group_size (equal to it: counting without atomics) */
-    unsigned scatter;          /* SCATTER: 1 writes each key straight to its slot (needs rank_bits ==
-                                  radix_bits); 2 sorts each tile in local memory first, so writes
-                                  go out in runs of consecutive addresses */
+    unsigned fused;            /* FUSED: 2 counts each pass's digits while the pass before writes
+                                  the keys (for up to 64 work-groups), 1 reads the keys again */
+    unsigned small_n;          /* SMALL_N: most keys sorted by one work-group in one launch,
+                                  a power of two; 1 turns that path off */
 } clradix_tuning;
 
 /* As clradix_sorter_create, with tuning overrides (NULL: none). A value outside its range,

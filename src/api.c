@@ -70,6 +70,8 @@ void clradix_sorter_release(clradix_sorter *sorter)
             program_release(&sorter->programs[k][v]);
     for (unsigned i = 0; i < sorter->idle_count; ++i)
         clReleaseCommandQueue(sorter->idle_queues[i]);
+    for (unsigned i = 0; i < sorter->scratch_count; ++i)
+        scratch_free(sorter->scratch_pool[i]);
     if (sorter->context)
         clReleaseContext(sorter->context);
     if (sorter->device)
@@ -164,7 +166,8 @@ clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tunin
     tuning->rank_bits = p->rank_bits;
     tuning->groups_per_unit = p->groups_per_cu;
     tuning->hist_copies = p->hist_copies;
-    tuning->scatter = p->scatter;
+    tuning->fused = p->fused ? 2 : 1;
+    tuning->small_n = p->small_n ? p->small_n : 1;
     return CLRADIX_SUCCESS;
 }
 

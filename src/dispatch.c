@@ -1,16 +1,18 @@
 /*
- * Pass planning and launching: splits the keys into one contiguous block per
- * work-group, allocates the temporary buffers, and enqueues per digit pass the
- * histogram, the multi-level table scan and the scatter, ping-ponging between the
- * caller's buffers and the temporary ones. Every command waits on the previous one's
+ * Pass planning and launching. Small arrays go to one kernel that sorts them in local
+ * memory. Otherwise the keys are split into one contiguous block per work-group, and the
+ * sort is enqueued as: one read that counts the digits of every pass (radix_histogram_all),
+ * the plan of which passes move data (radix_plan, on the device), then per pass the count
+ * table (radix_gather, and radix_histogram where the scatter before did not count),
+ * its multi-level scan and the scatter, and a final copy back when the result ends in
+ * the temporaries. Everything that depends on the data is decided by the kernels, so
+ * this code never waits for the device. Every command waits on the previous one's
  * event, so in-order and out-of-order queues behave the same.
  */
 #include "internal.h"
 
 #include <stdarg.h>
 #include <stdint.h>
-
-enum { MAX_SCAN_LEVELS = 8 };
 
 typedef struct sort_plan {
     size_t tile;                          /* keys per tile: WG * KPT */
@@ -57,13 +59,13 @@ clradix_status status_from_cl(cl_int err)
     }
 }
 
-/* Sets count kernel arguments, given as (size_t size, const void *value) pairs. */
-static cl_int set_args(cl_kernel kernel, cl_uint count, ...)
+/* Sets kernel arguments first .. first + count - 1, given as (size_t size, const void *value) pairs. */
+static cl_int set_args_at(cl_kernel kernel, cl_uint first, cl_uint count, ...)
 {
     va_list ap;
     va_start(ap, count);
     cl_int err = CL_SUCCESS;
-    for (cl_uint i = 0; i < count && err == CL_SUCCESS; ++i) {
+    for (cl_uint i = first; i < first + count && err == CL_SUCCESS; ++i) {
         size_t size = va_arg(ap, size_t);
         const void *value = va_arg(ap, const void *);
         err = clSetKernelArg(kernel, i, size, value);
@@ -71,6 +73,7 @@ static cl_int set_args(cl_kernel kernel, cl_uint count, ...)
     va_end(ap);
     return err;
 }
+#define set_args(kernel, ...) set_args_at(kernel, 0, __VA_ARGS__)
 #define ARG(x) sizeof(x), (const void *)&(x)
 
 /* The commands of one sort, each waiting on the one before (the first on the caller's list). */
@@ -103,13 +106,6 @@ static cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg)
     return chain_push(c, err, event);
 }
 
-static cl_int chain_copy(chain *c, cl_mem from, cl_mem to, size_t bytes)
-{
-    cl_event event = NULL;
-    cl_int err = clEnqueueCopyBuffer(c->queue, from, to, 0, 0, bytes, chain_wait_count(c), chain_wait_list(c), &event);
-    return chain_push(c, err, event);
-}
-
 static cl_int chain_marker(chain *c)
 {
     cl_event event = NULL;
@@ -135,135 +131,183 @@ static void key_transform(clradix_key_type type, int descending, cl_ulong *pos_x
     }
 }
 
-/* The temporary buffers of one sort. */
-typedef struct scratch {
-    cl_mem keys[2], values;
-    cl_mem levels[MAX_SCAN_LEVELS];  /* levels[0] is the digit table, levels[i] the tile sums of level i-1 */
-    cl_mem top;                      /* tile sums of the last level (its single total) */
-} scratch;
-
-static void release_all(cl_mem *buffers, size_t count)
+/* The bytes of each temporary buffer that a multi-pass sort needs. */
+static void scratch_needs(const radix_params *params, const sort_plan *plan, const sort_request *r, unsigned passes,
+                          size_t bytes[SCRATCH_SLOTS])
 {
-    for (size_t i = 0; i < count; ++i)
-        if (buffers[i])
-            clReleaseMemObject(buffers[i]);
+    const size_t word = sizeof(cl_uint), radix = (size_t)1 << params->radix_bits, table = radix * plan->groups;
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        bytes[i] = 0;
+    bytes[SCRATCH_KEYS] = r->n * r->key_bytes;
+    if (r->argsort && passes > 1)
+        bytes[SCRATCH_KEYS_2] = r->n * r->key_bytes;
+    if (r->values)
+        bytes[SCRATCH_VALUES] = r->n * r->value_size;
+    bytes[SCRATCH_TOTALS] = passes * radix * word;
+    bytes[SCRATCH_TABLE_ALL] = passes * table * word;
+    if (params->fused)
+        bytes[SCRATCH_PARTIALS] = plan->groups * table * word;
+    bytes[SCRATCH_PLAN] = (1 + 2 * (size_t)passes) * word;
+    bytes[SCRATCH_TOP] = word;
+    for (unsigned i = 0; i < plan->levels; ++i)
+        bytes[SCRATCH_LEVELS + i] = plan->level_count[i] * word;
 }
 
-static void scratch_release(scratch *s)
-{
-    release_all(s->keys, 2);
-    release_all(&s->values, 1);
-    release_all(s->levels, MAX_SCAN_LEVELS);
-    release_all(&s->top, 1);
-}
-
-static cl_int scratch_alloc(cl_context context, const sort_plan *plan, unsigned key_buffers, size_t key_bytes,
-                            size_t value_bytes, scratch *s)
-{
-    cl_int err = CL_SUCCESS;
-    for (unsigned i = 0; i < key_buffers && err == CL_SUCCESS; ++i)
-        s->keys[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, key_bytes, NULL, &err);
-    if (err == CL_SUCCESS && value_bytes)
-        s->values = clCreateBuffer(context, CL_MEM_READ_WRITE, value_bytes, NULL, &err);
-    for (unsigned i = 0; i < plan->levels && err == CL_SUCCESS; ++i)
-        s->levels[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, plan->level_count[i] * sizeof(cl_uint), NULL, &err);
-    if (err == CL_SUCCESS)
-        s->top = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
-    return err;
-}
-
-/* Exclusive scan of s->levels[0] in place, level by level. */
+/* Exclusive scan of s->buffer[SCRATCH_LEVELS] in place, level by level. */
 static cl_int enqueue_scan(chain *c, const radix_program *p, const sort_plan *plan, const scratch *s)
 {
     cl_int err = CL_SUCCESS;
     for (unsigned i = 0; i < plan->levels && err == CL_SUCCESS; ++i) {
-        const cl_mem sums = i + 1 < plan->levels ? s->levels[i + 1] : s->top;
-        err = set_args(p->scan, 3, ARG(s->levels[i]), ARG(plan->level_count[i]), ARG(sums));
+        const cl_mem sums = i + 1 < plan->levels ? s->buffer[SCRATCH_LEVELS + i + 1] : s->buffer[SCRATCH_TOP];
+        err = set_args(p->scan, 3, ARG(s->buffer[SCRATCH_LEVELS + i]), ARG(plan->level_count[i]), ARG(sums));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->scan, plan->level_groups[i], p->params.scan_wg);
     }
     for (unsigned i = plan->levels - 1; i-- > 0 && err == CL_SUCCESS;) {
-        err = set_args(p->scan_add, 3, ARG(s->levels[i]), ARG(plan->level_count[i]), ARG(s->levels[i + 1]));
+        err = set_args(p->scan_add, 3, ARG(s->buffer[SCRATCH_LEVELS + i]), ARG(plan->level_count[i]), ARG(s->buffer[SCRATCH_LEVELS + i + 1]));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->scan_add, plan->level_groups[i], p->params.scan_wg);
     }
     return err;
 }
 
+/* Groups of wg work-items to cover count items, one each. */
+static size_t groups_for(size_t count, size_t wg)
+{
+    return (count + wg - 1) / wg;
+}
+
+/* The key transform and bit range, as kernel arguments. */
+typedef struct key_args {
+    cl_uint begin_bit, end_bit;
+    size_t size;                  /* 4 or 8: the key width */
+    const void *pos_xor, *neg_xor;
+    cl_ulong pos64, neg64;
+    cl_uint pos32, neg32;
+} key_args;
+
+static void make_key_args(const sort_request *r, key_args *k)
+{
+    key_transform(r->type, r->descending, &k->pos64, &k->neg64);
+    k->pos32 = (cl_uint)k->pos64;
+    k->neg32 = (cl_uint)k->neg64;
+    k->size = r->key_bytes;
+    k->pos_xor = r->key_bytes == 8 ? (const void *)&k->pos64 : (const void *)&k->pos32;
+    k->neg_xor = r->key_bytes == 8 ? (const void *)&k->neg64 : (const void *)&k->neg32;
+    k->begin_bit = r->begin_bit;
+    k->end_bit = r->end_bit;
+}
+
+/* Sorts n <= small_n keys with one kernel; argsort fills the values with indices first. */
+static cl_int enqueue_small(chain *c, const radix_program *p, const sort_request *r, const key_args *k)
+{
+    const cl_uint n = (cl_uint)r->n, argsort = (cl_uint)r->argsort;
+    cl_uint a = 0;
+    cl_int err = clSetKernelArg(p->sort_small, a++, sizeof r->keys, &r->keys);
+    if (err == CL_SUCCESS && r->values)
+        err = clSetKernelArg(p->sort_small, a++, sizeof r->values, &r->values);
+    for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; ++i) {
+        const size_t sizes[] = { sizeof n, sizeof k->begin_bit, sizeof k->end_bit, k->size, k->size, sizeof argsort };
+        const void *values[] = { &n, &k->begin_bit, &k->end_bit, k->pos_xor, k->neg_xor, &argsort };
+        err = clSetKernelArg(p->sort_small, a++, sizes[i], values[i]);
+    }
+    return err == CL_SUCCESS ? chain_kernel(c, p->sort_small, 1, p->params.wg) : err;
+}
+
 /* Argsort: the values start as the indices 0 .. n-1. */
 static cl_int enqueue_iota(chain *c, const radix_program *p, cl_mem values, cl_uint n)
 {
-    const size_t wg = p->params.scan_wg, groups = (n + wg - 1) / wg < 1024 ? (n + wg - 1) / wg : 1024;
+    const size_t wg = p->params.scan_wg;
     cl_int err = set_args(p->iota, 2, ARG(values), ARG(n));
-    return err == CL_SUCCESS ? chain_kernel(c, p->iota, groups, wg) : err;
+    return err == CL_SUCCESS ? chain_kernel(c, p->iota, groups_for(n, wg), wg) : err;
 }
 
 /*
- * Where each pass reads and writes. Pass p writes keys[p % 2] and values[p % 2] and
- * reads what pass p - 1 wrote; pass 0 reads first_keys and values[1]. A sort in place
- * has keys = { temporary, caller's } and first_keys = the caller's, so an even number of
- * passes ends in the caller's buffers. Argsort reads the caller's keys without writing
- * them (keys = two temporaries) and places the indices so that the last pass writes the
- * caller's buffer.
+ * The buffers the passes choose from (see SOURCE and TARGET in cl/common.cl): executed
+ * pass 0 reads `input`, later ones read what the one before wrote; even ones write
+ * `first`, odd ones `second`. A sort in place has second = input = the caller's buffer,
+ * so an even number of executed passes ends there; otherwise radix_copy_back copies
+ * `first` back. Argsort only reads the caller's keys (first and second are
+ * temporaries); its indices start in the caller's buffer like any values.
  */
 typedef struct pass_buffers {
-    cl_mem first_keys, keys[2], values[2];
+    cl_mem input, first, second;
+    cl_mem input_values, first_values, second_values;
 } pass_buffers;
 
-static void plan_buffers(const sort_request *r, unsigned passes, const scratch *s, pass_buffers *b)
+static void pass_buffers_for(const sort_request *r, const scratch *s, pass_buffers *b)
 {
-    if (r->argsort) {
-        b->first_keys = r->keys;
-        b->keys[0] = s->keys[0];
-        b->keys[1] = s->keys[1];
-        b->values[(passes + 1) % 2] = r->values;  /* the last pass, passes - 1, writes the caller's */
-        b->values[passes % 2] = s->values;
-    } else {
-        b->first_keys = r->keys;
-        b->keys[0] = s->keys[0];
-        b->keys[1] = r->keys;
-        b->values[0] = s->values;
-        b->values[1] = r->values;
-    }
+    b->input = r->keys;
+    b->first = s->buffer[SCRATCH_KEYS];
+    b->second = !r->argsort ? r->keys : s->buffer[SCRATCH_KEYS_2] ? s->buffer[SCRATCH_KEYS_2] : b->first;
+    b->input_values = b->second_values = r->values;
+    b->first_values = s->buffer[SCRATCH_VALUES];
 }
 
-/* Enqueues the passes over bits [begin_bit, end_bit). */
+/* The whole multi-pass sort of r with the plan's groups. */
 static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *plan, const sort_request *r,
-                             const scratch *s, const pass_buffers *b)
+                             const key_args *k, unsigned passes, const scratch *s)
 {
-    cl_ulong pos_xor, neg_xor;
-    key_transform(r->type, r->descending, &pos_xor, &neg_xor);
-    const cl_uint pos_xor32 = (cl_uint)pos_xor, neg_xor32 = (cl_uint)neg_xor;
-    const size_t xor_size = r->key_bytes;
-    const void *pos_arg = r->key_bytes == 8 ? (const void *)&pos_xor : (const void *)&pos_xor32;
-    const void *neg_arg = r->key_bytes == 8 ? (const void *)&neg_xor : (const void *)&neg_xor32;
+    pass_buffers b;
+    pass_buffers_for(r, s, &b);
+    const cl_uint n = (cl_uint)r->n, groups = plan->groups, copy_keys = !r->argsort;
+    const cl_uint passes32 = passes, zero = 0;
+    const size_t table_entries = ((size_t)1 << p->params.radix_bits) * groups;
+    const cl_mem partials = s->buffer[SCRATCH_PARTIALS];  /* NULL unless FUSED */
 
-    const cl_uint n = (cl_uint)r->n, radix_bits = p->params.radix_bits;
     cl_int err = CL_SUCCESS;
-    unsigned pass = 0;
-    for (cl_uint shift = r->begin_bit; shift < r->end_bit && err == CL_SUCCESS; shift += radix_bits, ++pass) {
-        const cl_uint bits = r->end_bit - shift < radix_bits ? r->end_bit - shift : radix_bits;
-        const cl_uint digit_mask = (1u << bits) - 1;
-        const cl_mem src_keys = pass ? b->keys[(pass + 1) % 2] : b->first_keys, dst_keys = b->keys[pass % 2];
-        const cl_mem src_values = b->values[(pass + 1) % 2], dst_values = b->values[pass % 2];
+    if (r->argsort)
+        err = enqueue_iota(c, p, r->values, n);
+    if (err == CL_SUCCESS) {  /* radix_histogram_all adds into the totals */
+        cl_event event = NULL;
+        err = clEnqueueFillBuffer(c->queue, s->buffer[SCRATCH_TOTALS], &zero, sizeof zero, 0,
+                                  passes * ((size_t)1 << p->params.radix_bits) * sizeof zero, chain_wait_count(c),
+                                  chain_wait_list(c), &event);
+        err = chain_push(c, err, event);
+    }
+    if (err == CL_SUCCESS)
+        err = set_args(p->histogram_all, 9, ARG(b.input), ARG(n), ARG(plan->block_len), ARG(k->begin_bit),
+                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(s->buffer[SCRATCH_TOTALS]), ARG(s->buffer[SCRATCH_TABLE_ALL]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->histogram_all, groups, p->params.wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->plan, 4, ARG(s->buffer[SCRATCH_TOTALS]), ARG(n), ARG(passes32), ARG(s->buffer[SCRATCH_PLAN]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->plan, 1, 1);
 
-        /* radix_histogram and radix_scatter share their first eight arguments. */
-        for (int k = 0; k < 2 && err == CL_SUCCESS; ++k)
-            err = set_args(k ? p->scatter : p->histogram, 8, ARG(src_keys), ARG(n), ARG(plan->block_len), ARG(shift),
-                           ARG(digit_mask), xor_size, pos_arg, xor_size, neg_arg, ARG(s->levels[0]));
+    for (cl_uint pass = 0; pass < passes && err == CL_SUCCESS; ++pass) {
+        err = set_args(p->gather, 6, ARG(pass), ARG(groups), ARG(s->buffer[SCRATCH_PLAN]), ARG(s->buffer[SCRATCH_TABLE_ALL]), ARG(partials),
+                       ARG(s->buffer[SCRATCH_LEVELS]));
         if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->histogram, plan->groups, p->params.wg);
+            err = chain_kernel(c, p->gather, groups_for(table_entries, p->params.scan_wg), p->params.scan_wg);
+        if (err == CL_SUCCESS && !p->params.fused) {
+            err = set_args(p->histogram, 11, ARG(b.first), ARG(b.second), ARG(n), ARG(plan->block_len), ARG(pass),
+                           ARG(k->begin_bit), ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor,
+                           ARG(s->buffer[SCRATCH_PLAN]), ARG(s->buffer[SCRATCH_LEVELS]));
+            if (err == CL_SUCCESS)
+                err = chain_kernel(c, p->histogram, groups, p->params.wg);
+        }
         if (err == CL_SUCCESS)
             err = enqueue_scan(c, p, plan, s);
+
+        /* The buffers a pass may use (values too when they move), then the rest. */
+        const cl_uint buffer_args = r->values ? 6 : 3;
         if (err == CL_SUCCESS)
-            err = clSetKernelArg(p->scatter, 8, sizeof dst_keys, &dst_keys);
-        if (err == CL_SUCCESS && r->values)
-            err = clSetKernelArg(p->scatter, 9, sizeof src_values, &src_values);
-        if (err == CL_SUCCESS && r->values)
-            err = clSetKernelArg(p->scatter, 10, sizeof dst_values, &dst_values);
+            err = set_args(p->scatter, buffer_args, ARG(b.input), ARG(b.first), ARG(b.second), ARG(b.input_values),
+                           ARG(b.first_values), ARG(b.second_values));
         if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->scatter, plan->groups, p->params.wg);
+            err = set_args_at(p->scatter, buffer_args, 10, ARG(n), ARG(plan->block_len), ARG(pass), ARG(k->begin_bit),
+                              ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(s->buffer[SCRATCH_PLAN]),
+                              ARG(s->buffer[SCRATCH_LEVELS]), ARG(partials));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->scatter, groups, p->params.wg);
     }
+
+    if (err == CL_SUCCESS)
+        err = set_args(p->copy_back, r->values ? 7 : 5, ARG(s->buffer[SCRATCH_PLAN]), ARG(n), ARG(copy_keys), ARG(b.first),
+                       ARG(r->keys), ARG(b.first_values), ARG(r->values));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->copy_back, groups_for(n, p->params.scan_wg), p->params.scan_wg);
     return err;
 }
 
@@ -279,42 +323,34 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
         if (status != CLRADIX_SUCCESS)
             return status;
     }
-
     const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->values ? r->n * r->value_size : 0;
     if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
 
-    sort_plan plan = { 0 };
-    scratch s = { 0 };
+    key_args k;
+    make_key_args(r, &k);
+    scratch *s = NULL;
     cl_int err = CL_SUCCESS;
-    if (passes > 0) {
+    if (p && r->n <= p->params.small_n) {
+        err = enqueue_small(&c, p, r, &k);
+    } else if (passes == 0 && p) {
+        err = enqueue_iota(&c, p, r->values, (cl_uint)r->n);  /* argsort of an empty bit range */
+    } else if (passes > 0) {
+        sort_plan plan;
         plan_sort(&p->params, &sorter->limits, r->n, &plan);
         if (plan.level_groups[plan.levels - 1] != 1)
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
-        const unsigned key_buffers = r->argsort && passes > 1 ? 2 : 1;
-        err = scratch_alloc(sorter->context, &plan, key_buffers, key_bytes, value_bytes, &s);
-        if (err != CL_SUCCESS) {
-            scratch_release(&s);
-            return status_from_cl(err);
-        }
-    }
-
-    pass_buffers b;
-    plan_buffers(r, passes, &s, &b);
-    if (r->argsort && r->n > 0)
-        err = enqueue_iota(&c, p, b.values[1], (cl_uint)r->n);
-    if (err == CL_SUCCESS && passes > 0)
-        err = enqueue_passes(&c, p, &plan, r, &s, &b);
-    if (err == CL_SUCCESS && passes % 2 && !r->argsort) {  /* the result is in the temporary buffers */
-        err = chain_copy(&c, s.keys[0], r->keys, key_bytes);
-        if (err == CL_SUCCESS && r->values)
-            err = chain_copy(&c, s.values, r->values, value_bytes);
+        size_t bytes[SCRATCH_SLOTS];
+        scratch_needs(&p->params, &plan, r, passes, bytes);
+        s = scratch_acquire(sorter);
+        err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
+        if (err == CL_SUCCESS)
+            err = enqueue_passes(&c, p, &plan, r, &k, passes, s);
     }
     if (err == CL_SUCCESS && !c.last && event)  /* nothing to do: an event that follows the wait list */
         err = chain_marker(&c);
 
-    /* OpenCL frees the temporaries only once the commands that use them have finished. */
-    scratch_release(&s);
+    scratch_return(sorter, s, c.last);  /* reused once this sort is over */
     if (err != CL_SUCCESS) {
         if (c.last)
             clReleaseEvent(c.last);

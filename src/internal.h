@@ -13,8 +13,10 @@ typedef struct radix_params {
     unsigned kpt;            /* KPT */
     unsigned rank_bits;      /* RANK_BITS */
     unsigned hist_copies;    /* HIST_COPIES */
-    unsigned scatter;        /* SCATTER */
-    unsigned groups_per_cu;  /* GROUPS_PER_CU (host side only) */
+    unsigned fused;          /* FUSED (0 or 1) */
+    unsigned max_groups;     /* MAX_GROUPS: compute units * groups_per_cu */
+    unsigned small_n;        /* SMALL_N (0: none) */
+    unsigned groups_per_cu;  /* work-groups per compute unit (host side only) */
     unsigned scan_wg;        /* SCAN_WG */
 } radix_params;
 
@@ -31,13 +33,33 @@ typedef struct device_limits {
 
 /* Program variants: key width x value size class. */
 enum { KEY_CLASSES = 2, VALUE_CLASSES = 4 };
-enum { IDLE_QUEUES = 16 };
+enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, MAX_SCAN_LEVELS = 8 };
+
+/* The temporary buffers of one sort (scratch.c). */
+enum scratch_slot {
+    SCRATCH_KEYS,        /* temporary 1 of the keys */
+    SCRATCH_KEYS_2,      /* argsort: temporary 2 of the keys */
+    SCRATCH_VALUES,      /* temporary 1 of the values */
+    SCRATCH_TOTALS,      /* every pass's digit counts over all keys */
+    SCRATCH_TABLE_ALL,   /* every pass's count table from the first read */
+    SCRATCH_PARTIALS,    /* FUSED: each group's counts for the next pass */
+    SCRATCH_PLAN,
+    SCRATCH_TOP,         /* the last scan level's total */
+    SCRATCH_LEVELS,      /* the count table (level 0), then the scan's tile sums */
+    SCRATCH_SLOTS = SCRATCH_LEVELS + MAX_SCAN_LEVELS
+};
+typedef struct scratch {
+    cl_mem buffer[SCRATCH_SLOTS];
+    size_t capacity[SCRATCH_SLOTS];
+    cl_event last_use;   /* the end of the last sort that used it */
+} scratch;
 
 typedef struct radix_program {
     int built;               /* 0: not yet, 1: ready, -1: the build failed */
     radix_params params;     /* after clamping to this variant's local memory and kernels */
     cl_program program;
-    cl_kernel histogram, scan, scan_add, scatter;
+    cl_kernel histogram_all, histogram, plan, gather, scan, scan_add, scatter, copy_back;
+    cl_kernel sort_small;    /* when params.small_n > 0 */
     cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
 } radix_program;
 
@@ -52,6 +74,8 @@ struct clradix_sorter {
        when several threads use one queue) and their sorts overlap. */
     cl_command_queue idle_queues[IDLE_QUEUES];
     unsigned idle_count;
+    scratch *scratch_pool[SCRATCH_POOL];  /* temporaries of earlier sorts, for reuse */
+    unsigned scratch_count;
     radix_program programs[KEY_CLASSES][VALUE_CLASSES];
     char *build_log;
 };
@@ -70,6 +94,14 @@ clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned 
                            radix_program **program);
 void program_release(radix_program *program);
 void build_log_set_thread(const char *log);
+
+/* scratch.c; the caller holds the sorter's lock. */
+scratch *scratch_acquire(clradix_sorter *sorter);  /* NULL: out of host memory */
+/* Grows the buffers to bytes[slot] where they are smaller. */
+cl_int scratch_reserve(cl_context context, scratch *s, const size_t bytes[SCRATCH_SLOTS]);
+/* Hands s back to the sorter's pool, in use until last_use completes. */
+void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use);
+void scratch_free(scratch *s);
 
 /* dispatch.c: enqueue one validated sort; caller holds the lock. */
 typedef struct sort_request {

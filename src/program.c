@@ -12,7 +12,8 @@
 #include <string.h>
 
 /* Program sources, concatenated in this order. */
-static const char *const source_files[] = { "common.cl", "histogram.cl", "scan.cl", "scatter.cl", "iota.cl" };
+static const char *const source_files[] = { "common.cl", "histogram.cl", "plan.cl", "scan.cl",
+                                            "scatter.cl", "small.cl", "iota.cl" };
 enum { SOURCE_COUNT = sizeof source_files / sizeof source_files[0] };
 
 static _Thread_local char *thread_build_log;
@@ -81,8 +82,13 @@ static clradix_status load_sources(clradix_sorter *sorter, const char *texts[SOU
             for (const clradix_kernel_source *s = clradix_kernel_sources; s->name; ++s)
                 if (!strcmp(s->name, source_files[i]))
                     texts[i] = s->text;
-            if (!texts[i])
+            if (!texts[i]) {  /* a build of the library that forgot to embed it */
+                char *log = malloc(200);
+                if (log)
+                    snprintf(log, 200, "clradix: %s is not embedded in this library", source_files[i]);
+                set_log(sorter, log);
                 return CLRADIX_ERROR_BUILD_FAILED;
+            }
         }
     }
     return CLRADIX_SUCCESS;
@@ -103,7 +109,8 @@ static char *get_build_log(cl_program program, cl_device_id device)
 
 void program_release(radix_program *p)
 {
-    cl_kernel *kernels[] = { &p->histogram, &p->scan, &p->scan_add, &p->scatter, &p->iota };
+    cl_kernel *kernels[] = { &p->histogram_all, &p->histogram, &p->plan, &p->gather, &p->scan,
+                             &p->scan_add, &p->scatter, &p->copy_back, &p->sort_small, &p->iota };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (*kernels[i]) {
             clReleaseKernel(*kernels[i]);
@@ -124,9 +131,9 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
-             " -D HIST_COPIES=%u -D SCATTER=%u -D SCAN_WG=%u",
-             key_bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->scatter,
-             q->scan_wg);
+             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u",
+             key_bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
+             q->max_groups, q->small_n, q->scan_wg);
     *retry = 0;
 
     cl_int err;
@@ -139,15 +146,22 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
         return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
                                                                                   : status_from_cl(err);
     }
-    struct { cl_kernel *kernel; const char *name; int scan; } kernels[] = {
-        { &p->histogram, "radix_histogram", 0 },
-        { &p->scatter, "radix_scatter", 0 },
-        { &p->scan, "radix_scan", 1 },
-        { &p->scan_add, "radix_scan_add", 1 },
-        { &p->iota, "radix_iota", 1 },
+    /* scan: 1 when the kernel runs in groups of SCAN_WG rather than WG. */
+    struct { cl_kernel *kernel; const char *name; int scan, wanted; } kernels[] = {
+        { &p->histogram_all, "radix_histogram_all", 0, 1 },
+        { &p->histogram, "radix_histogram", 0, 1 },
+        { &p->scatter, "radix_scatter", 0, 1 },
+        { &p->sort_small, "radix_sort_small", 0, q->small_n > 0 },
+        { &p->plan, "radix_plan", 1, 1 },
+        { &p->gather, "radix_gather", 1, 1 },
+        { &p->scan, "radix_scan", 1, 1 },
+        { &p->scan_add, "radix_scan_add", 1, 1 },
+        { &p->copy_back, "radix_copy_back", 1, 1 },
+        { &p->iota, "radix_iota", 1, value_bytes == 4 || value_bytes == 8 },
     };
-    const size_t count = sizeof kernels / sizeof kernels[0] - (value_bytes != 4 && value_bytes != 8);
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
+        if (!kernels[i].wanted)
+            continue;
         *kernels[i].kernel = clCreateKernel(p->program, kernels[i].name, &err);
         if (err != CL_SUCCESS)
             return status_from_cl(err);

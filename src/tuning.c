@@ -9,21 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { FUSED_GROUPS_MAX = 64 };  /* FUSED keeps RADIX counters per group in local memory */
+
 typedef struct tuning_row {
     const char *vendor;       /* substring of CL_DEVICE_VENDOR, NULL: any */
     cl_device_type type;      /* CL_DEVICE_TYPE_ALL: any */
     const char *name;         /* substring of CL_DEVICE_NAME, NULL: any */
-    radix_params params;      /* radix_bits, wg, kpt, rank_bits, hist_copies, scatter, groups_per_cu, scan_wg */
+    clradix_tuning params;    /* every field set; fused and small_n as in clradix_tuning */
 } tuning_row;
 
+/* Fields: radix_bits, work_group_size, keys_per_item, rank_bits, groups_per_unit,
+   hist_copies, fused (1 no, 2 yes), small_n (1: none). */
 static const tuning_row tuning_table[] = {
-    /* CPUs (POCL and others): few long-running work-groups, each streaming one block. */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, { 8, 1, 4096, 8, 1, 1, 1, 64 } },
-    /* GPUs: many groups, 8-bit digits ranked in two 4-bit rounds to keep counters small,
-       tiles sorted in local memory so that writes coalesce. */
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 2, 8, 256 } },
+    /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
+       that fit the caches; POCL runs a work-group on one thread. Measured on POCL 3.1. */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, { 8, 1, 65536, 8, 1, 1, 2, 65536 } },
+    /* GPUs (published designs: 8-bit digits, 256 work-items, 8-16 keys each, many groups);
+       8-bit digits ranked in two 4-bit rounds to keep the counters small. */
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 } },
+    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 } },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 } },
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 2, 1, 2048 } },
     /* Anything else: small, conservative shape. */
-    { NULL, CL_DEVICE_TYPE_ALL, NULL, { 4, 64, 4, 4, 4, 2, 4, 64 } },
+    { NULL, CL_DEVICE_TYPE_ALL, NULL, { 4, 64, 4, 4, 4, 2, 1, 256 } },
 };
 
 static int matches(const tuning_row *row, cl_device_type type, const char *vendor, const char *name)
@@ -38,33 +46,23 @@ static int is_power_of_two(unsigned v)
     return v && !(v & (v - 1));
 }
 
-/* Checks the overrides in tuning and applies the non-zero ones to params. */
-static clradix_status apply_overrides(const clradix_tuning *tuning, radix_params *params)
+/* Checks the overrides in tuning and copies the non-zero ones into row. */
+static clradix_status apply_overrides(const clradix_tuning *tuning, clradix_tuning *row)
 {
     if (tuning->radix_bits > 8 || tuning->keys_per_item > 65536 || tuning->groups_per_unit > 1024
-        || tuning->scatter > 2
+        || tuning->fused > 2 || tuning->small_n > 65536 || (tuning->small_n > 1 && !is_power_of_two(tuning->small_n))
         || (tuning->work_group_size && (!is_power_of_two(tuning->work_group_size) || tuning->work_group_size > 65536))
         || (tuning->hist_copies && !is_power_of_two(tuning->hist_copies)))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    if (tuning->radix_bits)
-        params->radix_bits = tuning->radix_bits;
-    if (tuning->work_group_size)
-        params->wg = tuning->work_group_size;
-    if (tuning->keys_per_item)
-        params->kpt = tuning->keys_per_item;
-    if (tuning->groups_per_unit)
-        params->groups_per_cu = tuning->groups_per_unit;
-    if (tuning->hist_copies)
-        params->hist_copies = tuning->hist_copies;
-    if (tuning->scatter)
-        params->scatter = tuning->scatter;
-    if (tuning->rank_bits) {
-        if (tuning->rank_bits > params->radix_bits || (params->scatter == 1 && tuning->rank_bits != params->radix_bits))
-            return CLRADIX_ERROR_INVALID_ARGUMENT;
-        params->rank_bits = tuning->rank_bits;
-    } else if (params->rank_bits > params->radix_bits || params->scatter == 1) {
-        params->rank_bits = params->radix_bits;
-    }
+    const unsigned *from = &tuning->radix_bits;
+    unsigned *to = &row->radix_bits;
+    for (size_t i = 0; i < sizeof *tuning / sizeof(unsigned); ++i)
+        if (from[i])
+            to[i] = from[i];
+    if (tuning->rank_bits && tuning->rank_bits > row->radix_bits)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (row->rank_bits > row->radix_bits)
+        row->rank_bits = row->radix_bits;
     return CLRADIX_SUCCESS;
 }
 
@@ -78,7 +76,8 @@ static clradix_status parse_tuning(const char *text, clradix_tuning *tuning)
         { "RANK_BITS", offsetof(clradix_tuning, rank_bits) },
         { "GROUPS_PER_CU", offsetof(clradix_tuning, groups_per_unit) },
         { "HIST_COPIES", offsetof(clradix_tuning, hist_copies) },
-        { "SCATTER", offsetof(clradix_tuning, scatter) },
+        { "FUSED", offsetof(clradix_tuning, fused) },
+        { "SMALL_N", offsetof(clradix_tuning, small_n) },
     };
     while (*text) {
         const char *eq = strchr(text, '=');
@@ -119,30 +118,34 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
     size_t row = 0;
     while (!matches(&tuning_table[row], limits->type, vendor, name))
         ++row;  /* the last row matches everything */
-    *params = tuning_table[row].params;
+    clradix_tuning chosen = tuning_table[row].params;
 
     const char *env = getenv("CLRADIX_TUNING");
     if (env && *env) {
         clradix_tuning from_env = { 0 };
         clradix_status status = parse_tuning(env, &from_env);
         if (status == CLRADIX_SUCCESS)
-            status = apply_overrides(&from_env, params);
+            status = apply_overrides(&from_env, &chosen);
         if (status != CLRADIX_SUCCESS)
             return status;
     }
     if (tuning) {
-        clradix_status status = apply_overrides(tuning, params);
+        clradix_status status = apply_overrides(tuning, &chosen);
         if (status != CLRADIX_SUCCESS)
             return status;
     }
 
     const unsigned max_wg = round_down_pow2(limits->max_wg);
-    if (params->wg > max_wg)
-        params->wg = max_wg;
-    if (params->scan_wg > max_wg)
-        params->scan_wg = max_wg;
-    if (params->hist_copies > params->wg)
-        params->hist_copies = params->wg;
+    params->radix_bits = chosen.radix_bits;
+    params->rank_bits = chosen.rank_bits;
+    params->wg = chosen.work_group_size < max_wg ? chosen.work_group_size : max_wg;
+    params->kpt = chosen.keys_per_item;
+    params->groups_per_cu = chosen.groups_per_unit;
+    params->hist_copies = chosen.hist_copies < params->wg ? chosen.hist_copies : params->wg;
+    params->max_groups = limits->compute_units * chosen.groups_per_unit;
+    params->fused = chosen.fused == 2 && params->max_groups <= FUSED_GROUPS_MAX;
+    params->small_n = chosen.small_n > 1 ? chosen.small_n : 0;
+    params->scan_wg = 256 < max_wg ? 256 : max_wg;
     return CLRADIX_SUCCESS;
 }
 
@@ -159,23 +162,28 @@ int tuning_halve_wg(radix_params *params, int scan_kernel)
 
 int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes)
 {
+    const size_t word = sizeof(cl_uint), item = key_bytes + value_bytes;
     for (;;) {
-        const size_t word = sizeof(cl_uint), radix = (size_t)1 << params->radix_bits;
-        const size_t histogram = word * params->hist_copies * radix;
-        const size_t scatter = params->scatter == 1
-            ? word * (radix * params->wg + 2 * radix)
-            : (size_t)params->wg * params->kpt * (key_bytes + value_bytes)
-                  + word * (((size_t)1 << params->rank_bits) * params->wg + 3 * radix);
+        const size_t radix = (size_t)1 << params->radix_bits, rank_radix = (size_t)1 << params->rank_bits;
+        const size_t passes = (8 * key_bytes + params->radix_bits - 1) / params->radix_bits;
+        const size_t histogram = word * params->hist_copies * passes * radix;  /* radix_histogram_all */
+        const size_t scatter = 2 * (size_t)params->wg * params->kpt * item
+            + word * (rank_radix * params->wg + 2 * radix + 1 + (params->fused ? radix * params->max_groups : 0));
+        const size_t small = 2 * (size_t)params->small_n * item + word * (rank_radix * params->wg + 1);
         const size_t scan = word * 2 * params->scan_wg;
         if (histogram > local_mem) {
             if (params->hist_copies == 1)
                 return 0;
             params->hist_copies /= 2;
         } else if (scatter > local_mem) {
-            if (params->scatter == 2 && params->kpt > 1)
+            if (params->kpt > 1)
                 params->kpt /= 2;  /* a smaller tile */
+            else if (params->fused)
+                params->fused = 0;
             else if (!tuning_halve_wg(params, 0))
                 return 0;
+        } else if (small > local_mem) {
+            params->small_n = params->small_n / 2 >= params->wg ? params->small_n / 2 : 0;
         } else if (scan > local_mem) {
             if (!tuning_halve_wg(params, 1))
                 return 0;

@@ -17,14 +17,17 @@ typedef struct row {
 } row;
 
 static const row rows[] = {
+    /* The device's own row (on CPUs: single-launch sorts up to 2^16, fused passes above). */
     { "default", { 0 } },
     { "radix4", { .radix_bits = 4 } },
-    /* GPU-like: 8-bit digits ranked in two 4-bit rounds, tiles sorted in local memory. */
+    /* GPU-like: 256 work-items, 8-bit digits ranked in two 4-bit rounds, counting with
+       atomics, a histogram kernel per pass, single-launch sorts up to 2048 keys. */
     { "gpu-like", { .radix_bits = 8, .work_group_size = 256, .keys_per_item = 8, .rank_bits = 4, .hist_copies = 2,
-                    .scatter = 2, .groups_per_unit = 4 } },
-    /* Odd pass counts (5-bit digits), uneven rank rounds, tiny tiles, many blocks. */
+                    .fused = 1, .groups_per_unit = 4, .small_n = 2048 } },
+    /* Odd pass counts (5-bit digits), uneven rank rounds, tiny tiles, many blocks, fused
+       counting by several work-items, and no single-launch path. */
     { "radix5", { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .hist_copies = 2,
-                  .scatter = 2, .groups_per_unit = 3 } },
+                  .fused = 2, .groups_per_unit = 3, .small_n = 1 } },
 };
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
 

@@ -1,0 +1,70 @@
+/*
+ * The decisions that depend on the data, made on the device (see PLAN_* in common.cl):
+ * which passes run, where each table comes from, and whether the result must be copied
+ * back to the caller's buffers at the end.
+ */
+
+/* One work-item: a pass in which one digit holds all n keys changes nothing and is skipped. */
+__kernel void radix_plan(__global const uint *totals, uint n, uint passes, __global uint *plan)
+{
+    if (get_global_id(0) != 0)
+        return;
+    uint executed = 0, previous = SKIPPED;
+    for (uint p = 0; p < passes; ++p) {
+        int trivial = 0;
+        for (uint d = 0; d < RADIX; ++d)
+            trivial |= totals[p * RADIX + d] == n;
+        plan[PLAN_PASS + p] = trivial ? SKIPPED : executed;
+        plan[PLAN_NEXT + p] = SKIPPED;
+        if (!trivial) {
+            if (previous != SKIPPED)
+                plan[PLAN_NEXT + previous] = p;
+            previous = p;
+            ++executed;
+        }
+    }
+    plan[PLAN_COUNT] = executed;
+}
+
+/*
+ * The count table of pass `pass` before its scan: for the first pass that moves data, its
+ * blocks' counts from radix_histogram_all; for later ones with FUSED, the sum over the
+ * previous scatter's groups of what each counted for the blocks it wrote
+ * (partials[source group * RADIX * groups + digit * groups + block]).
+ */
+__kernel void radix_gather(uint pass, uint groups, __global const uint *plan, __global const uint *table_all,
+                           __global const uint *partials, __global uint *table)
+{
+    const uint j = plan[PLAN_PASS + pass], count = RADIX * groups, i = get_global_id(0);
+#if FUSED
+    if (j == SKIPPED || i >= count)
+        return;
+#else
+    if (j != 0 || i >= count)
+        return;  /* skipped, or radix_histogram counts for it */
+#endif
+    uint sum = 0;
+    if (j == 0)
+        sum = table_all[pass * count + i];
+    else
+        for (uint source = 0; source < groups; ++source)
+            sum += partials[source * count + i];
+    table[i] = sum;
+}
+
+/*
+ * After the last pass: executed pass j writes temporary 1 when j is even, so an odd
+ * number of passes leaves the result there, and it is copied to the caller's buffers
+ * (the keys unless copy_keys is 0: argsort leaves them where they were).
+ */
+__kernel void radix_copy_back(__global const uint *plan, uint n, uint copy_keys,
+                              __global const radix_key *sorted_keys, __global radix_key *keys
+                              IF_VALUES(, __global const radix_value *sorted_values, __global radix_value *values))
+{
+    const uint executed = plan[PLAN_COUNT], i = get_global_id(0);
+    if (executed % 2 == 0 || i >= n)
+        return;
+    if (copy_keys)
+        keys[i] = sorted_keys[i];
+    IF_VALUES(values[i] = sorted_values[i];)
+}

@@ -1,0 +1,73 @@
+/*
+ * Temporary buffers of the sorts, kept by the sorter for reuse: allocating (and, on CPUs,
+ * first touching) fresh memory for every sort costs as much as a pass. A set is handed
+ * to a new sort only once the last sort that used it has completed, checked without
+ * waiting, so sorts running at once on several queues never share one.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+static int idle(const scratch *s)
+{
+    cl_int status = CL_COMPLETE;
+    if (s->last_use
+        && clGetEventInfo(s->last_use, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) != CL_SUCCESS)
+        return 0;
+    return status <= CL_COMPLETE;  /* complete, or ended with an error */
+}
+
+void scratch_free(scratch *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        if (s->buffer[i])
+            clReleaseMemObject(s->buffer[i]);  /* OpenCL frees it once the commands using it finish */
+    if (s->last_use)
+        clReleaseEvent(s->last_use);
+    free(s);
+}
+
+scratch *scratch_acquire(clradix_sorter *sorter)
+{
+    for (unsigned i = 0; i < sorter->scratch_count; ++i) {
+        scratch *s = sorter->scratch_pool[i];
+        if (idle(s)) {
+            sorter->scratch_pool[i] = sorter->scratch_pool[--sorter->scratch_count];
+            if (s->last_use)
+                clReleaseEvent(s->last_use);
+            s->last_use = NULL;
+            return s;
+        }
+    }
+    return calloc(1, sizeof(scratch));
+}
+
+cl_int scratch_reserve(cl_context context, scratch *s, const size_t bytes[SCRATCH_SLOTS])
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < SCRATCH_SLOTS && err == CL_SUCCESS; ++i) {
+        if (bytes[i] <= s->capacity[i])
+            continue;
+        if (s->buffer[i])
+            clReleaseMemObject(s->buffer[i]);
+        s->buffer[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes[i], NULL, &err);
+        s->capacity[i] = err == CL_SUCCESS ? bytes[i] : 0;
+        if (err != CL_SUCCESS)
+            s->buffer[i] = NULL;
+    }
+    return err;
+}
+
+void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use)
+{
+    if (!s)
+        return;
+    if (last_use && clRetainEvent(last_use) == CL_SUCCESS)
+        s->last_use = last_use;
+    if (sorter->scratch_count < SCRATCH_POOL)
+        sorter->scratch_pool[sorter->scratch_count++] = s;
+    else
+        scratch_free(s);
+}
