@@ -188,8 +188,14 @@ typedef struct clradix_tuning {
 CLRADIX_API clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device,
                                                        const clradix_tuning *tuning, clradix_sorter **sorter);
 
-/* The parameters the sorter's kernels were built with. */
+/* The parameters the sorter's kernels were built with (for 32-bit keys alone; other
+   variants may use smaller tiles where their local memory needs it). */
 CLRADIX_API clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tuning *tuning);
+
+/* Row index of the built-in table, from 0: its parameters, and (if devices is not NULL) a
+   description of the devices it is for. CLRADIX_ERROR_INVALID_ARGUMENT past the last row
+   or for a NULL tuning. */
+CLRADIX_API clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tuning, const char **devices);
 
 /* ---------------------------------------------------------------------------------
  * Sorting device buffers: asynchronous, in place

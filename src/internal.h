@@ -5,6 +5,7 @@
 #include "clradix.h"
 
 #include <pthread.h>
+#include <stdint.h>
 
 /* Kernel shape: the -D options of the programs (see cl/common.cl). */
 typedef struct radix_params {
@@ -88,6 +89,11 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
 int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes);
 /* Halves the work-group size of the sort kernels (scan_kernel 0) or of the scan; 0 at 1. */
 int tuning_halve_wg(radix_params *params, int scan_kernel);
+
+/* cache.c: compiled programs on disk. */
+void cache_key(cl_device_id device, const char *const *sources, int count, const char *options, uint64_t key[2]);
+unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
+void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);
 
 /* program.c: build (once) the variant for key_bytes and value_bytes; caller holds the lock. */
 clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,

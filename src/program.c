@@ -122,6 +122,19 @@ void program_release(radix_program *p)
     }
 }
 
+/* Puts the program's binary for its one device into the disk cache. */
+static void store_binary(cl_program program, const uint64_t key[2])
+{
+    size_t length = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) != CL_SUCCESS || length == 0)
+        return;
+    unsigned char *binary = malloc(length);
+    unsigned char *binaries[] = { binary };
+    if (binary && clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binaries, binaries, NULL) == CL_SUCCESS)
+        cache_store(key, binary, length);
+    free(binary);
+}
+
 /* Builds p with p->params. Where a kernel cannot run that shape (its own work-group limit
    or local memory), shrinks p->params and sets *retry. */
 static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const char *const texts[SOURCE_COUNT],
@@ -136,15 +149,35 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
              q->max_groups, q->small_n, q->scan_wg);
     *retry = 0;
 
-    cl_int err;
-    p->program = clCreateProgramWithSource(sorter->context, SOURCE_COUNT, (const char **)texts, NULL, &err);
-    if (err != CL_SUCCESS)
-        return status_from_cl(err);
-    err = clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        set_log(sorter, get_build_log(p->program, sorter->device));
-        return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
-                                                                                  : status_from_cl(err);
+    cl_int err = CL_SUCCESS;
+    uint64_t key[2];
+    cache_key(sorter->device, texts, SOURCE_COUNT, options, key);
+    size_t length = 0;
+    unsigned char *binary = cache_load(key, &length);
+    if (binary) {  /* a compiled program from an earlier process; any trouble: compile instead */
+        const unsigned char *binaries[] = { binary };
+        cl_int binary_status = CL_SUCCESS;
+        p->program = clCreateProgramWithBinary(sorter->context, 1, &sorter->device, &length, binaries, &binary_status,
+                                               &err);
+        free(binary);
+        if (err != CL_SUCCESS || binary_status != CL_SUCCESS
+            || clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL) != CL_SUCCESS) {
+            if (p->program)
+                clReleaseProgram(p->program);
+            p->program = NULL;
+        }
+    }
+    if (!p->program) {
+        p->program = clCreateProgramWithSource(sorter->context, SOURCE_COUNT, (const char **)texts, NULL, &err);
+        if (err != CL_SUCCESS)
+            return status_from_cl(err);
+        err = clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            set_log(sorter, get_build_log(p->program, sorter->device));
+            return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
+                                                                                      : status_from_cl(err);
+        }
+        store_binary(p->program, key);
     }
     /* scan: 1 when the kernel runs in groups of SCAN_WG rather than WG. */
     struct { cl_kernel *kernel; const char *name; int scan, wanted; } kernels[] = {

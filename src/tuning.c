@@ -16,6 +16,7 @@ typedef struct tuning_row {
     cl_device_type type;      /* CL_DEVICE_TYPE_ALL: any */
     const char *name;         /* substring of CL_DEVICE_NAME, NULL: any */
     clradix_tuning params;    /* every field set; fused and small_n as in clradix_tuning */
+    const char *devices;      /* the match, in words */
 } tuning_row;
 
 /* Fields: radix_bits, work_group_size, keys_per_item, rank_bits, groups_per_unit,
@@ -23,16 +24,26 @@ typedef struct tuning_row {
 static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
        that fit the caches; POCL runs a work-group on one thread. Measured on POCL 3.1. */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, { 8, 1, 65536, 8, 1, 1, 2, 65536 } },
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, { 8, 1, 65536, 8, 1, 1, 2, 65536 }, "CPUs" },
     /* GPUs (published designs: 8-bit digits, 256 work-items, 8-16 keys each, many groups);
        8-bit digits ranked in two 4-bit rounds to keep the counters small. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 } },
-    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 } },
-    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 } },
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 2, 1, 2048 } },
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 }, "NVIDIA GPUs" },
+    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 }, "AMD GPUs" },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "Intel GPUs" },
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 2, 1, 2048 }, "other GPUs" },
     /* Anything else: small, conservative shape. */
-    { NULL, CL_DEVICE_TYPE_ALL, NULL, { 4, 64, 4, 4, 4, 2, 1, 256 } },
+    { NULL, CL_DEVICE_TYPE_ALL, NULL, { 4, 64, 4, 4, 4, 2, 1, 256 }, "any other device" },
 };
+
+clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tuning, const char **devices)
+{
+    if (!tuning || index >= sizeof tuning_table / sizeof tuning_table[0])
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    *tuning = tuning_table[index].params;
+    if (devices)
+        *devices = tuning_table[index].devices;
+    return CLRADIX_SUCCESS;
+}
 
 static int matches(const tuning_row *row, cl_device_type type, const char *vendor, const char *name)
 {

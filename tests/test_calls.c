@@ -7,6 +7,9 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,6 +395,196 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* --- The program cache on disk --------------------------------------------------------------- */
+
+/* Opens a sorter, sorts and checks a few keys of type with it, and closes it. */
+static void sort_with_new_sorter(clradix_key_type type)
+{
+    test_device t;
+    clradix_status status = test_device_open(&t, NULL);
+    ck_assert_msg(status == CLRADIX_SUCCESS, "%s", clradix_status_string(status));
+    char msg[256];
+    const sort_call call = { API_HOST, SORT_KEYS, 0 };
+    ck_assert_msg(!sort_case(&t, &call, type, DIST_RANDOM, 70001, NULL, 5, msg, sizeof msg), "%s", msg);
+    test_device_close(&t);
+}
+
+/* The cache files in dir (up to 8), and how many. */
+static int cache_files(const char *dir, char names[8][512], ino_t inodes[8])
+{
+    int count = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".bin") && count < 8) {
+            struct stat st;
+            snprintf(names[count], 512, "%s/%s", dir, e->d_name);
+            ck_assert_int_eq(stat(names[count], &st), 0);
+            inodes[count++] = st.st_ino;
+        }
+    }
+    if (d)
+        closedir(d);
+    return count;
+}
+
+static void remove_folder(const char *dir)
+{
+    char path[512];
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            remove(path);
+        }
+    if (d)
+        closedir(d);
+    remove(dir);
+}
+
+static ino_t inode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* Replaces the entry at path with bytes, as a new file (a new inode). */
+static void rewrite_entry(const char *path, const void *bytes, size_t size)
+{
+    remove(path);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
+    fclose(f);
+}
+
+static void *read_entry(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *bytes = malloc(*size);
+    ck_assert_uint_eq(fread(bytes, 1, *size, f), *size);
+    fclose(f);
+    return bytes;
+}
+
+/* A hit reads the entry and leaves it alone; anything wrong with an entry means a compile
+   from source (seen as the entry written anew) and still a correct sort. */
+START_TEST(test_program_cache)
+{
+    char dir[] = "/tmp/clradix-cache-XXXXXX", names[8][512];
+    ino_t inodes[8];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("CLRADIX_CACHE_DIR", dir, 1);
+    unsetenv("CLRADIX_CACHE");
+
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_int_eq(cache_files(dir, names, inodes), 1);  /* the 32-bit keys-only program */
+    char entry[512];
+    snprintf(entry, sizeof entry, "%s", names[0]);
+    const ino_t first = inodes[0];
+
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_int_eq(cache_files(dir, names, inodes), 1);
+    ck_assert_uint_eq(inode_of(entry), first);  /* a hit: not written again */
+
+    size_t size;
+    unsigned char *good = read_entry(entry, &size);
+    ck_assert_uint_gt(size, 64);
+
+    /* A flipped byte in the binary. */
+    unsigned char *bad = malloc(size);
+    memcpy(bad, good, size);
+    bad[size / 2] ^= 0x5A;
+    rewrite_entry(entry, bad, size);
+    ino_t before = inode_of(entry);
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_uint_ne(inode_of(entry), before);
+
+    /* Truncated. */
+    rewrite_entry(entry, good, size / 2);
+    before = inode_of(entry);
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_uint_ne(inode_of(entry), before);
+
+    /* Garbage, and an empty file. */
+    memset(bad, 0xA5, size);
+    rewrite_entry(entry, bad, size);
+    before = inode_of(entry);
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_uint_ne(inode_of(entry), before);
+    rewrite_entry(entry, bad, 0);
+    before = inode_of(entry);
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_uint_ne(inode_of(entry), before);
+
+    /* Foreign: a sound entry of another program (64-bit keys) under this one's name. */
+    sort_with_new_sorter(CLRADIX_U64);
+    ck_assert_int_eq(cache_files(dir, names, inodes), 2);
+    const char *other = strcmp(names[0], entry) ? names[0] : names[1];
+    size_t other_size;
+    unsigned char *foreign = read_entry(other, &other_size);
+    rewrite_entry(entry, foreign, other_size);
+    before = inode_of(entry);
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_uint_ne(inode_of(entry), before);
+    ck_assert_int_eq(cache_files(dir, names, inodes), 2);  /* no stray temporary files */
+
+    free(good);
+    free(bad);
+    free(foreign);
+    remove_folder(dir);
+
+    /* CLRADIX_CACHE=0: nothing written. */
+    char off_dir[] = "/tmp/clradix-cache-off-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(off_dir));
+    setenv("CLRADIX_CACHE_DIR", off_dir, 1);
+    setenv("CLRADIX_CACHE", "0", 1);
+    sort_with_new_sorter(CLRADIX_U32);
+    ck_assert_int_eq(cache_files(off_dir, names, inodes), 0);
+    unsetenv("CLRADIX_CACHE");
+    unsetenv("CLRADIX_CACHE_DIR");
+    remove_folder(off_dir);
+}
+END_TEST
+
+/* Processes filling an empty cache at once each end with a sound entry and a correct sort.
+   This test makes no OpenCL object before it forks. */
+START_TEST(test_program_cache_processes)
+{
+    char dir[] = "/tmp/clradix-cache-race-XXXXXX", names[8][512];
+    ino_t inodes[8];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("CLRADIX_CACHE_DIR", dir, 1);
+    enum { PROCESSES = 3 };
+    pid_t children[PROCESSES];
+    for (int i = 0; i < PROCESSES; ++i) {
+        fflush(NULL);
+        children[i] = fork();
+        ck_assert_int_ge(children[i], 0);
+        if (children[i] == 0) {
+            test_device t;
+            char msg[256];
+            const sort_call call = { API_HOST, SORT_KEYS, 0 };
+            int failed = test_device_open(&t, NULL) != CLRADIX_SUCCESS
+                || sort_case(&t, &call, CLRADIX_U32, DIST_RANDOM, 5000, NULL, (uint64_t)i, msg, sizeof msg);
+            _exit(failed);
+        }
+    }
+    for (int i = 0; i < PROCESSES; ++i) {
+        int status = 0;
+        ck_assert_int_eq(waitpid(children[i], &status, 0), children[i]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "process %d failed", i);
+    }
+    ck_assert_int_eq(cache_files(dir, names, inodes), 1);
+    unsetenv("CLRADIX_CACHE_DIR");
+    remove_folder(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("calls");
@@ -412,5 +605,11 @@ int main(void)
     tcase_add_test(tc, test_sorter_create);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
+
+    TCase *cache = tcase_create("cache");  /* no fixture: the tests make their own sorters */
+    tcase_set_timeout(cache, 300);
+    tcase_add_test(cache, test_program_cache);
+    tcase_add_test(cache, test_program_cache_processes);
+    suite_add_tcase(s, cache);
     return run_device_suite(s, "test_calls");
 }

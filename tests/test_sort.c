@@ -10,42 +10,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Kernel shapes under test: the device's own row, and rows forced through tuning. */
+/* Kernel shapes under test: every row of the built-in table (clradix_tuning_row), then
+   these, which reach paths the table does not. */
 typedef struct row {
     const char *name;
     clradix_tuning tuning;
 } row;
 
-static const row rows[] = {
-    /* The device's own row (on CPUs: single-launch sorts up to 2^16, fused passes above). */
-    { "default", { 0 } },
+static const row extra_rows[] = {
     { "radix4", { .radix_bits = 4 } },
-    /* GPU-like: 256 work-items, 8-bit digits ranked in two 4-bit rounds, counting with
-       atomics, a histogram kernel per pass, single-launch sorts up to 2048 keys. */
-    { "gpu-like", { .radix_bits = 8, .work_group_size = 256, .keys_per_item = 8, .rank_bits = 4, .hist_copies = 2,
-                    .fused = 1, .groups_per_unit = 4, .small_n = 2048 } },
     /* Odd pass counts (5-bit digits), uneven rank rounds, tiny tiles, many blocks, fused
        counting by several work-items, and no single-launch path. */
     { "radix5", { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .hist_copies = 2,
                   .fused = 2, .groups_per_unit = 3, .small_n = 1 } },
 };
-enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
+enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0], MAX_ROWS = 32 };
+
+static int row_count(void)
+{
+    clradix_tuning t;
+    int table = 0;
+    while (clradix_tuning_row((unsigned)table, &t, NULL) == CLRADIX_SUCCESS)
+        ++table;
+    return table + EXTRA_ROWS;
+}
+
+/* Row r's parameters and name. */
+static clradix_tuning row_tuning(int r, const char **name)
+{
+    clradix_tuning t;
+    if (clradix_tuning_row((unsigned)r, &t, name) == CLRADIX_SUCCESS)
+        return t;
+    const row *extra = &extra_rows[r - (row_count() - EXTRA_ROWS)];
+    *name = extra->name;
+    return extra->tuning;
+}
 
 static size_t tile;  /* keys per tile of the row under test */
 
-static void open_row(int r)
+/* Opens the sorter of row r in the test body (after Check's fork). */
+static void open_row(int r, const char **name)
 {
-    open_dev(&rows[r].tuning);
+    const clradix_tuning tuning = row_tuning(r, name);
+    open_dev(&tuning);
     clradix_tuning used;
     ck_assert_int_eq(clradix_sorter_tuning(dev.sorter, &used), CLRADIX_SUCCESS);
     tile = (size_t)used.work_group_size * used.keys_per_item;
 }
-
-static void setup_row0(void) { open_row(0); }
-static void setup_row1(void) { open_row(1); }
-static void setup_row2(void) { open_row(2); }
-static void setup_row3(void) { open_row(3); }
-static void (*const row_setups[ROW_COUNT])(void) = { setup_row0, setup_row1, setup_row2, setup_row3 };
 
 /* Sizes around every boundary, as tiles * (the row's tile) + plus. */
 static const struct { size_t tiles; long plus; } sizes[] = {
@@ -53,8 +64,9 @@ static const struct { size_t tiles; long plus; } sizes[] = {
     { 1, -1 }, { 1, 0 }, { 1, 1 },
     { 0, 1000 }, { 0, 4097 }, { 0, 65537 }, { 0, 100003 },
     { 3, 7 },    /* several tiles per block, a partial last tile */
-    { 17, -1 },  /* several blocks */
+    { 17, -1 },  /* several blocks (rows with large tiles have them at 3 tiles already) */
 };
+enum { LARGEST_TILED = 1 << 18 };  /* tile multiples above this are left to test_large */
 enum { SIZE_COUNT = sizeof sizes / sizeof sizes[0] };
 
 static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
@@ -69,22 +81,31 @@ static const sort_call calls[] = {
 };
 enum { CALL_COUNT = sizeof calls / sizeof calls[0] };
 
-/* One size: every key type and distribution. */
+/* One row and one size: every key type and distribution. */
 START_TEST(test_sizes)
 {
-    const size_t n = (size_t)((long)(sizes[_i].tiles * tile) + sizes[_i].plus);
+    const char *row_name;
+    open_row(_i / SIZE_COUNT, &row_name);
+    const size_t n = (size_t)((long)(sizes[_i % SIZE_COUNT].tiles * tile) + sizes[_i % SIZE_COUNT].plus);
     char msg[256], name[64];
+    if (sizes[_i % SIZE_COUNT].tiles > 1 && n > LARGEST_TILED) {
+        close_dev();
+        return;
+    }
     for (int t = 0; t < TYPE_COUNT; ++t)
         for (dist d = 0; d < DIST_COUNT; ++d) {
             const sort_call *call = &calls[(t + d) % CALL_COUNT];
             const int failed = sort_case(&dev, call, types[t], d, n, NULL, n * 131 + t * 17 + d, msg, sizeof msg);
-            ck_assert_msg(!failed, "n=%zu type=%d dist=%s %s: %s", n, types[t], dist_name(d),
+            ck_assert_msg(!failed, "row %s n=%zu type=%d dist=%s %s: %s", row_name, n, types[t], dist_name(d),
                           sort_call_name(call, name, sizeof name), msg);
         }
+    close_dev();
 }
 END_TEST
 
-/* A few large arrays. */
+/* A few large arrays, with the device's own row. */
+static void open_default(void) { open_dev(NULL); }
+
 START_TEST(test_large)
 {
     static const struct { size_t n; clradix_key_type type; dist d; sort_call call; } cases[] = {
@@ -105,16 +126,15 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("sort");
-    for (int r = 0; r < ROW_COUNT; ++r) {
-        static char names[ROW_COUNT][32];
-        snprintf(names[r], sizeof names[r], "sizes-%s", rows[r].name);
-        TCase *tc = tcase_create(names[r]);
-        tcase_add_checked_fixture(tc, row_setups[r], close_dev);
-        tcase_set_timeout(tc, 300);
-        tcase_add_loop_test(tc, test_sizes, 0, SIZE_COUNT);
-        if (r < 2)
-            tcase_add_loop_test(tc, test_large, 0, 6);
-        suite_add_tcase(s, tc);
-    }
+    TCase *rows = tcase_create("rows");  /* every row x every size; the test opens its sorter */
+    tcase_set_timeout(rows, 300);
+    tcase_add_loop_test(rows, test_sizes, 0, row_count() * SIZE_COUNT);
+    suite_add_tcase(s, rows);
+
+    TCase *large = tcase_create("large");
+    tcase_add_checked_fixture(large, open_default, close_dev);
+    tcase_set_timeout(large, 300);
+    tcase_add_loop_test(large, test_large, 0, 6);
+    suite_add_tcase(s, large);
     return run_device_suite(s, "test_sort");
 }
