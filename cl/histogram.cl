@@ -34,11 +34,13 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
         counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
 
+    /* Passes past this sort's range count into their digit 0, which nobody reads, so that
+       the loop below has a constant trip count and no branch. */
     uint shift[PASSES], mask[PASSES];
     for (uint p = 0; p < PASSES; ++p) {
         const digit_spec spec = pass_digit(min(p, passes - 1), begin_bit, end_bit, pos_xor, neg_xor);
         shift[p] = spec.shift;
-        mask[p] = spec.mask;
+        mask[p] = p < passes ? spec.mask : 0;
     }
     for (uint tile = 0, tiles = tiles_in(count); tile < tiles; ++tile) {
         const uint begin = tile * TILE, valid = min((uint)TILE, count - begin);
@@ -46,9 +48,9 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
             const uint i = k * WG + lid;  /* neighbouring work-items read neighbouring keys */
             if (i < valid) {
                 const radix_key image = image_of(block[begin + i], pos_xor, neg_xor);
-                for (uint p = 0; p < PASSES; ++p)  /* a constant trip count: unrolled */
-                    if (p < passes)
-                        count_digit(mine + p * RADIX, (uint)(image >> shift[p]) & mask[p]);
+#pragma unroll
+                for (uint p = 0; p < PASSES; ++p)
+                    count_digit(mine + p * RADIX, (uint)(image >> shift[p]) & mask[p]);
             }
         }
     }
