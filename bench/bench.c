@@ -197,7 +197,7 @@ static void usage(FILE *f)
             "  --pairs SIZE        sort key-value pairs with SIZE-byte values: 4, 8 or 16; several with\n"
             "                      commas, 0 meaning keys only (default: keys only)\n"
             "  --n N               keys per sort, several with commas: 16777216, 2^24, 16M (default 2^24)\n"
-            "  --dist D            random,sorted,reverse,equal,few,lowentropy (default random)\n"
+            "  --dist D            random,sorted,reverse,equal,few,lowentropy,range16 (default random)\n"
             "  --runs R            timed sorts per case after the first, at least 5 (default 5)\n"
             "  --qsort-max-n N     leave qsort out above N keys (default 2^24); --no-qsort: always\n"
             "  --no-boost          leave Boost.Compute out\n"

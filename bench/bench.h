@@ -15,6 +15,7 @@ typedef enum bench_dist {
     DIST_EQUAL,       /* one value */
     DIST_FEW,         /* 16 values */
     DIST_LOWENTROPY,  /* AND of three random words */
+    DIST_RANGE16,     /* uniform in 0 .. 2^16 - 1: small values in wide keys */
     DIST_COUNT
 } bench_dist;
 

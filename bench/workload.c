@@ -6,7 +6,8 @@
 
 const char *dist_name(bench_dist d)
 {
-    static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "few", "lowentropy" };
+    static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "few", "lowentropy",
+                                                      "range16" };
     return d < DIST_COUNT ? names[d] : "?";
 }
 
@@ -92,6 +93,7 @@ void make_keys(clradix_key_type type, bench_dist d, size_t n, uint64_t seed, voi
         case DIST_EQUAL: v = pool[0]; break;
         case DIST_FEW: v = pool[splitmix(&state) & 15]; break;
         case DIST_LOWENTROPY: v = splitmix(&state) & splitmix(&state) & splitmix(&state); break;
+        case DIST_RANGE16: v = splitmix(&state) & 0xFFFF; break;
         default: v = random_key(type, &state); break;
         }
         put_key(keys, bytes, i, v);
