@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { MAX_ITEMS = 32 };
 
@@ -59,27 +58,13 @@ typedef struct result {
 static result *results;
 static size_t result_count, result_capacity;
 
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median, min and max of times (seconds) into r, in milliseconds. */
 static void summarize(double *times, int count, result *r)
 {
-    qsort(times, (size_t)count, sizeof *times, compare_double);
+    r->median_ms = sort_times(times, count) * 1e3;
     r->runs = count;
     r->min_ms = times[0] * 1e3;
     r->max_ms = times[count - 1] * 1e3;
-    r->median_ms = (count % 2 ? times[count / 2] : (times[count / 2 - 1] + times[count / 2]) / 2) * 1e3;
     r->mkeys = (double)r->n / (r->median_ms * 1e-3) * 1e-6;
 }
 

@@ -19,6 +19,11 @@ typedef enum bench_dist {
     DIST_COUNT
 } bench_dist;
 
+/* timing.c */
+double seconds(void);  /* a monotonic clock */
+/* Sorts times ascending and returns their median. */
+double sort_times(double *times, int count);
+
 const char *dist_name(bench_dist d);
 const char *type_name(clradix_key_type type);
 unsigned type_bytes(clradix_key_type type);

@@ -3,26 +3,12 @@
 #include "bench.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 static const char *copy_source =
     "__kernel void copy(__global const uint4 *src, __global uint4 *dst)\n"
     "{\n"
     "    dst[get_global_id(0)] = src[get_global_id(0)];\n"
     "}\n";
-
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 double copy_bandwidth(cl_context context, cl_device_id device, cl_command_queue queue, size_t bytes)
 {
@@ -63,8 +49,7 @@ double copy_bandwidth(cl_context context, cl_device_id device, cl_command_queue 
                 times[run] = seconds() - t0;
         }
         if (ok) {
-            qsort(times, RUNS, sizeof times[0], compare_double);
-            result = 2.0 * (double)bytes / times[RUNS / 2] * 1e-9;
+            result = 2.0 * (double)bytes / sort_times(times, RUNS) * 1e-9;
         }
     }
     if (src)

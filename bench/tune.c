@@ -8,20 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 enum { FIELDS = sizeof(clradix_tuning) / sizeof(unsigned), MAX_VALUES = 8 };
 
@@ -83,8 +69,7 @@ static double measure(cl_context context, cl_device_id device, cl_command_queue 
             fprintf(stderr, "tune: WRONG RESULT with a candidate: %s\n", why);
             result = -2;
         } else {
-            qsort(times, (size_t)runs, sizeof *times, compare_double);
-            result = times[runs / 2];
+            result = sort_times(times, runs);
         }
     }
     free(times);

@@ -441,8 +441,9 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
     return status;
 }
 
-clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
-                                      void *keys, size_t n, const clradix_options *options)
+/* The checks of every host-array call, then the sort. */
+static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, void *keys,
+                                void *values, size_t value_size, int argsort, size_t n, const clradix_options *options)
 {
     if (!sorter || !keys)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
@@ -450,7 +451,15 @@ clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue q
     clradix_status status = check_keys(sorter, type, n, options, &r);
     if (status != CLRADIX_SUCCESS)
         return status;
-    return sort_host(sorter, queue, &r, keys, NULL);
+    r.value_size = value_size;
+    r.argsort = argsort;
+    return sort_host(sorter, queue, &r, keys, values);
+}
+
+clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                      void *keys, size_t n, const clradix_options *options)
+{
+    return host_call(sorter, queue, type, keys, NULL, 0, 0, n, options);
 }
 
 clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
@@ -459,27 +468,17 @@ clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue 
 {
     if (!sorter || !keys || !values)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    sort_request r = { 0 };
-    clradix_status status = check_keys(sorter, type, n, options, &r);
-    if (status == CLRADIX_SUCCESS)
-        status = check_value_size(value_size);
+    clradix_status status = check_value_size(value_size);
     if (status != CLRADIX_SUCCESS)
         return status;
-    r.value_size = value_size;
-    return sort_host(sorter, queue, &r, keys, values);
+    return host_call(sorter, queue, type, keys, values, value_size, 0, n, options);
 }
 
 clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
                                     const void *keys, void *indices, size_t index_size, size_t n,
                                     const clradix_options *options)
 {
-    if (!sorter || !keys || !indices || check_index_size(index_size) != CLRADIX_SUCCESS)
+    if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    sort_request r = { 0 };
-    clradix_status status = check_keys(sorter, type, n, options, &r);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-    r.value_size = index_size;
-    r.argsort = 1;
-    return sort_host(sorter, queue, &r, (void *)keys, indices);
+    return host_call(sorter, queue, type, (void *)keys, indices, index_size, 1, n, options);
 }

@@ -157,14 +157,15 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
 static cl_int enqueue_scan(chain *c, const radix_program *p, const sort_plan *plan, const scratch *s)
 {
     cl_int err = CL_SUCCESS;
+    const cl_mem *level = s->buffer + SCRATCH_LEVELS;
     for (unsigned i = 0; i < plan->levels && err == CL_SUCCESS; ++i) {
-        const cl_mem sums = i + 1 < plan->levels ? s->buffer[SCRATCH_LEVELS + i + 1] : s->buffer[SCRATCH_TOP];
-        err = set_args(p->scan, 3, ARG(s->buffer[SCRATCH_LEVELS + i]), ARG(plan->level_count[i]), ARG(sums));
+        const cl_mem sums = i + 1 < plan->levels ? level[i + 1] : s->buffer[SCRATCH_TOP];
+        err = set_args(p->scan, 3, ARG(level[i]), ARG(plan->level_count[i]), ARG(sums));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->scan, plan->level_groups[i], p->params.scan_wg);
     }
     for (unsigned i = plan->levels - 1; i-- > 0 && err == CL_SUCCESS;) {
-        err = set_args(p->scan_add, 3, ARG(s->buffer[SCRATCH_LEVELS + i]), ARG(plan->level_count[i]), ARG(s->buffer[SCRATCH_LEVELS + i + 1]));
+        err = set_args(p->scan_add, 3, ARG(level[i]), ARG(plan->level_count[i]), ARG(level[i + 1]));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->scan_add, plan->level_groups[i], p->params.scan_wg);
     }
@@ -201,16 +202,11 @@ static void make_key_args(const sort_request *r, key_args *k)
 /* Sorts n <= small_n keys with one kernel; argsort fills the values with indices first. */
 static cl_int enqueue_small(chain *c, const radix_program *p, const sort_request *r, const key_args *k)
 {
-    const cl_uint n = (cl_uint)r->n, argsort = (cl_uint)r->argsort;
-    cl_uint a = 0;
-    cl_int err = clSetKernelArg(p->sort_small, a++, sizeof r->keys, &r->keys);
-    if (err == CL_SUCCESS && r->values)
-        err = clSetKernelArg(p->sort_small, a++, sizeof r->values, &r->values);
-    for (cl_uint i = 0; i < 6 && err == CL_SUCCESS; ++i) {
-        const size_t sizes[] = { sizeof n, sizeof k->begin_bit, sizeof k->end_bit, k->size, k->size, sizeof argsort };
-        const void *values[] = { &n, &k->begin_bit, &k->end_bit, k->pos_xor, k->neg_xor, &argsort };
-        err = clSetKernelArg(p->sort_small, a++, sizes[i], values[i]);
-    }
+    const cl_uint n = (cl_uint)r->n, argsort = (cl_uint)r->argsort, buffers = r->values ? 2 : 1;
+    cl_int err = set_args(p->sort_small, buffers, ARG(r->keys), ARG(r->values));
+    if (err == CL_SUCCESS)
+        err = set_args_at(p->sort_small, buffers, 6, ARG(n), ARG(k->begin_bit), ARG(k->end_bit), k->size, k->pos_xor,
+                          k->size, k->neg_xor, ARG(argsort));
     return err == CL_SUCCESS ? chain_kernel(c, p->sort_small, 1, p->params.wg) : err;
 }
 
@@ -252,7 +248,9 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
     pass_buffers_for(r, s, &b);
     const cl_uint n = (cl_uint)r->n, groups = plan->groups, copy_keys = !r->argsort;
     const cl_uint passes32 = passes, zero = 0;
-    const size_t table_entries = ((size_t)1 << p->params.radix_bits) * groups;
+    const size_t radix = (size_t)1 << p->params.radix_bits;
+    const cl_mem totals = s->buffer[SCRATCH_TOTALS], table_all = s->buffer[SCRATCH_TABLE_ALL];
+    const cl_mem plan_buffer = s->buffer[SCRATCH_PLAN], table = s->buffer[SCRATCH_LEVELS];
     const cl_mem partials = s->buffer[SCRATCH_PARTIALS];  /* NULL unless FUSED */
 
     cl_int err = CL_SUCCESS;
@@ -260,30 +258,28 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
         err = enqueue_iota(c, p, r->values, n);
     if (err == CL_SUCCESS) {  /* radix_histogram_all adds into the totals */
         cl_event event = NULL;
-        err = clEnqueueFillBuffer(c->queue, s->buffer[SCRATCH_TOTALS], &zero, sizeof zero, 0,
-                                  passes * ((size_t)1 << p->params.radix_bits) * sizeof zero, chain_wait_count(c),
-                                  chain_wait_list(c), &event);
+        err = clEnqueueFillBuffer(c->queue, totals, &zero, sizeof zero, 0, passes * radix * sizeof zero,
+                                  chain_wait_count(c), chain_wait_list(c), &event);
         err = chain_push(c, err, event);
     }
     if (err == CL_SUCCESS)
         err = set_args(p->histogram_all, 9, ARG(b.input), ARG(n), ARG(plan->block_len), ARG(k->begin_bit),
-                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(s->buffer[SCRATCH_TOTALS]), ARG(s->buffer[SCRATCH_TABLE_ALL]));
+                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(totals), ARG(table_all));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->histogram_all, groups, p->params.wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->plan, 4, ARG(s->buffer[SCRATCH_TOTALS]), ARG(n), ARG(passes32), ARG(s->buffer[SCRATCH_PLAN]));
+        err = set_args(p->plan, 4, ARG(totals), ARG(n), ARG(passes32), ARG(plan_buffer));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->plan, 1, 1);
 
     for (cl_uint pass = 0; pass < passes && err == CL_SUCCESS; ++pass) {
-        err = set_args(p->gather, 6, ARG(pass), ARG(groups), ARG(s->buffer[SCRATCH_PLAN]), ARG(s->buffer[SCRATCH_TABLE_ALL]), ARG(partials),
-                       ARG(s->buffer[SCRATCH_LEVELS]));
+        err = set_args(p->gather, 6, ARG(pass), ARG(groups), ARG(plan_buffer), ARG(table_all), ARG(partials), ARG(table));
         if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->gather, groups_for(table_entries, p->params.scan_wg), p->params.scan_wg);
+            err = chain_kernel(c, p->gather, groups_for(radix * groups, p->params.scan_wg), p->params.scan_wg);
         if (err == CL_SUCCESS && !p->params.fused) {
             err = set_args(p->histogram, 11, ARG(b.first), ARG(b.second), ARG(n), ARG(plan->block_len), ARG(pass),
                            ARG(k->begin_bit), ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor,
-                           ARG(s->buffer[SCRATCH_PLAN]), ARG(s->buffer[SCRATCH_LEVELS]));
+                           ARG(plan_buffer), ARG(table));
             if (err == CL_SUCCESS)
                 err = chain_kernel(c, p->histogram, groups, p->params.wg);
         }
@@ -297,14 +293,14 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
                            ARG(b.first_values), ARG(b.second_values));
         if (err == CL_SUCCESS)
             err = set_args_at(p->scatter, buffer_args, 10, ARG(n), ARG(plan->block_len), ARG(pass), ARG(k->begin_bit),
-                              ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(s->buffer[SCRATCH_PLAN]),
-                              ARG(s->buffer[SCRATCH_LEVELS]), ARG(partials));
+                              ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(plan_buffer),
+                              ARG(table), ARG(partials));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->scatter, groups, p->params.wg);
     }
 
     if (err == CL_SUCCESS)
-        err = set_args(p->copy_back, r->values ? 7 : 5, ARG(s->buffer[SCRATCH_PLAN]), ARG(n), ARG(copy_keys), ARG(b.first),
+        err = set_args(p->copy_back, r->values ? 7 : 5, ARG(plan_buffer), ARG(n), ARG(copy_keys), ARG(b.first),
                        ARG(r->keys), ARG(b.first_values), ARG(r->values));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->copy_back, groups_for(n, p->params.scan_wg), p->params.scan_wg);
