@@ -17,12 +17,12 @@ void count_digit(__local uint *copy, uint d)
 /*
  * Before the first pass: one read of the keys counts the digits of every pass of the
  * sort, as each block's table for every pass, table_all[pass * RADIX * groups + digit *
- * groups + group], and as totals over all keys, totals[pass * RADIX + digit] (added
- * atomically; the host zeroes them), from which radix_plan decides which passes run.
+ * groups + group], from which radix_plan decides which passes run and the first pass
+ * that runs takes its table.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len, uint begin_bit, uint end_bit,
-                         radix_key pos_xor, radix_key neg_xor, __global uint *totals, __global uint *table_all)
+                         radix_key pos_xor, radix_key neg_xor, __global uint *table_all)
 {
     __local uint counts[HIST_COPIES * PASSES * RADIX];  /* copy-major, then pass, then digit */
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
@@ -60,10 +60,7 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
         uint sum = 0;
         for (uint c = 0; c < HIST_COPIES; ++c)
             sum += counts[c * PASSES * RADIX + i];
-        const uint pass = i / RADIX, digit = i % RADIX;
-        table_all[(pass * RADIX + digit) * groups + group] = sum;
-        if (sum)
-            atomic_add(&totals[i], sum);
+        table_all[i * groups + group] = sum;  /* i = pass * RADIX + digit */
     }
 }
 

@@ -4,19 +4,35 @@
  * back to the caller's buffers at the end.
  */
 
-/* One work-item: a pass in which one digit holds all n keys changes nothing and is skipped. */
-__kernel void radix_plan(__global const uint *totals, uint n, uint passes, __global uint *plan)
+/*
+ * One work-group: a pass in which one digit holds all n keys changes nothing and is
+ * skipped. Each digit's total over the blocks comes from radix_histogram_all's tables.
+ */
+__kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
+void radix_plan(__global const uint *table_all, uint n, uint passes, uint groups, __global uint *plan)
 {
-    if (get_global_id(0) != 0)
+    __local uint trivial[PASSES];
+    const uint lid = get_local_id(0);
+    for (uint p = lid; p < PASSES; p += SCAN_WG)
+        trivial[p] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the flags are clear */
+    for (uint p = 0; p < passes; ++p)
+        for (uint d = lid; d < RADIX; d += SCAN_WG) {
+            __global const uint *counts = table_all + (p * RADIX + d) * groups;
+            uint total = 0;
+            for (uint g = 0; g < groups; ++g)
+                total += counts[g];
+            if (total == n)
+                trivial[p] = 1;  /* at most one digit of a pass holds every key: one writer */
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every pass is judged */
+    if (lid != 0)
         return;
     uint executed = 0, previous = SKIPPED;
     for (uint p = 0; p < passes; ++p) {
-        int trivial = 0;
-        for (uint d = 0; d < RADIX; ++d)
-            trivial |= totals[p * RADIX + d] == n;
-        plan[PLAN_PASS + p] = trivial ? SKIPPED : executed;
+        plan[PLAN_PASS + p] = trivial[p] ? SKIPPED : executed;
         plan[PLAN_NEXT + p] = SKIPPED;
-        if (!trivial) {
+        if (!trivial[p]) {
             if (previous != SKIPPED)
                 plan[PLAN_NEXT + previous] = p;
             previous = p;
@@ -30,23 +46,24 @@ __kernel void radix_plan(__global const uint *totals, uint n, uint passes, __glo
  * The count table of pass `pass` before its scan: for the first pass that moves data, its
  * blocks' counts from radix_histogram_all; for later ones with FUSED, the sum over the
  * previous scatter's groups of what each counted for the blocks it wrote
- * (partials[source group * RADIX * groups + digit * groups + block]).
+ * (partials[source group * RADIX * groups + digit * groups + block]); zero for a skipped
+ * pass, whose scan still runs.
  */
 __kernel void radix_gather(uint pass, uint groups, __global const uint *plan, __global const uint *table_all,
                            __global const uint *partials, __global uint *table)
 {
     const uint j = plan[PLAN_PASS + pass], count = RADIX * groups, i = get_global_id(0);
 #if FUSED
-    if (j == SKIPPED || i >= count)
+    if (i >= count)
         return;
 #else
-    if (j != 0 || i >= count)
-        return;  /* skipped, or radix_histogram counts for it */
+    if (i >= count || (j != 0 && j != SKIPPED))
+        return;  /* radix_histogram counts for it */
 #endif
     uint sum = 0;
     if (j == 0)
         sum = table_all[pass * count + i];
-    else
+    else if (j != SKIPPED)
         for (uint source = 0; source < groups; ++source)
             sum += partials[source * count + i];
     table[i] = sum;

@@ -12,16 +12,22 @@
 #if FUSED
 /*
  * Counts the next pass's digits of the keys written to out[slot .. slot + count), by the
- * block of the next pass that each slot falls into.
+ * block of the next pass that each slot falls into. (No division: the few blocks are
+ * stepped through, and oclgrind cannot follow the freeze instruction that compilers
+ * emit for a division by a variable.)
  */
 void count_next(__local const radix_key *keys, uint count, uint slot, uint block_len, digit_spec next,
                 __local uint *next_counts)
 {
-    uint block = slot / block_len, block_end = (block + 1) * block_len;
+    uint block = 0, block_begin = 0;
+    while (slot - block_begin >= block_len) {
+        ++block;
+        block_begin += block_len;
+    }
     for (uint t = 0; t < count; ++t, ++slot) {
-        if (slot == block_end) {
+        if (slot - block_begin == block_len) {
             ++block;
-            block_end += block_len;
+            block_begin += block_len;
         }
 #if WG == 1
         ++next_counts[digit_of(keys[t], next) * MAX_GROUPS + block];
@@ -150,7 +156,8 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
 #if FUSED
     barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
     if (next_pass != SKIPPED)
-        for (uint i = lid; i < RADIX * groups; i += WG)
-            partials[group * RADIX * groups + i] = next_counts[(i / groups) * MAX_GROUPS + i % groups];
+        for (uint d = lid; d < RADIX; d += WG)
+            for (uint b = 0; b < groups; ++b)
+                partials[(group * RADIX + d) * groups + b] = next_counts[d * MAX_GROUPS + b];
 #endif
 }

@@ -7,6 +7,8 @@ set -eu
 packages="cmake pkg-config gcc libc6-dev make ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check"
 # Benchmark: Boost.Compute's headers and a C++ compiler for its baseline; gnuplot for the plot.
 packages="$packages g++ libboost-dev gnuplot-nox"
+# Checks: oclgrind runs the kernels looking for data races and uninitialised memory.
+packages="$packages oclgrind"
 
 missing=""
 for p in $packages; do

@@ -143,11 +143,13 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
         bytes[SCRATCH_KEYS_2] = r->n * r->key_bytes;
     if (r->values)
         bytes[SCRATCH_VALUES] = r->n * r->value_size;
-    bytes[SCRATCH_TOTALS] = passes * radix * word;
     bytes[SCRATCH_TABLE_ALL] = passes * table * word;
     if (params->fused)
         bytes[SCRATCH_PARTIALS] = plan->groups * table * word;
-    bytes[SCRATCH_PLAN] = (1 + 2 * (size_t)passes) * word;
+    /* The plan's layout is the variant's (PASSES: every pass of the key width), whatever
+       the bit range (see PLAN_* in cl/common.cl). */
+    const size_t most_passes = (8 * (size_t)r->key_bytes + params->radix_bits - 1) / params->radix_bits;
+    bytes[SCRATCH_PLAN] = (1 + 2 * most_passes) * word;
     bytes[SCRATCH_TOP] = word;
     for (unsigned i = 0; i < plan->levels; ++i)
         bytes[SCRATCH_LEVELS + i] = plan->level_count[i] * word;
@@ -247,30 +249,24 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
     pass_buffers b;
     pass_buffers_for(r, s, &b);
     const cl_uint n = (cl_uint)r->n, groups = plan->groups, copy_keys = !r->argsort;
-    const cl_uint passes32 = passes, zero = 0;
+    const cl_uint passes32 = passes;
     const size_t radix = (size_t)1 << p->params.radix_bits;
-    const cl_mem totals = s->buffer[SCRATCH_TOTALS], table_all = s->buffer[SCRATCH_TABLE_ALL];
+    const cl_mem table_all = s->buffer[SCRATCH_TABLE_ALL];
     const cl_mem plan_buffer = s->buffer[SCRATCH_PLAN], table = s->buffer[SCRATCH_LEVELS];
     const cl_mem partials = s->buffer[SCRATCH_PARTIALS];  /* NULL unless FUSED */
 
     cl_int err = CL_SUCCESS;
     if (r->argsort)
         err = enqueue_iota(c, p, r->values, n);
-    if (err == CL_SUCCESS) {  /* radix_histogram_all adds into the totals */
-        cl_event event = NULL;
-        err = clEnqueueFillBuffer(c->queue, totals, &zero, sizeof zero, 0, passes * radix * sizeof zero,
-                                  chain_wait_count(c), chain_wait_list(c), &event);
-        err = chain_push(c, err, event);
-    }
     if (err == CL_SUCCESS)
-        err = set_args(p->histogram_all, 9, ARG(b.input), ARG(n), ARG(plan->block_len), ARG(k->begin_bit),
-                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(totals), ARG(table_all));
+        err = set_args(p->histogram_all, 8, ARG(b.input), ARG(n), ARG(plan->block_len), ARG(k->begin_bit),
+                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(table_all));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->histogram_all, groups, p->params.wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->plan, 4, ARG(totals), ARG(n), ARG(passes32), ARG(plan_buffer));
+        err = set_args(p->plan, 5, ARG(table_all), ARG(n), ARG(passes32), ARG(groups), ARG(plan_buffer));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->plan, 1, 1);
+        err = chain_kernel(c, p->plan, 1, p->params.scan_wg);
 
     for (cl_uint pass = 0; pass < passes && err == CL_SUCCESS; ++pass) {
         err = set_args(p->gather, 6, ARG(pass), ARG(groups), ARG(plan_buffer), ARG(table_all), ARG(partials), ARG(table));

@@ -41,7 +41,6 @@ enum scratch_slot {
     SCRATCH_KEYS,        /* temporary 1 of the keys */
     SCRATCH_KEYS_2,      /* argsort: temporary 2 of the keys */
     SCRATCH_VALUES,      /* temporary 1 of the values */
-    SCRATCH_TOTALS,      /* every pass's digit counts over all keys */
     SCRATCH_TABLE_ALL,   /* every pass's count table from the first read */
     SCRATCH_PARTIALS,    /* FUSED: each group's counts for the next pass */
     SCRATCH_PLAN,
