@@ -253,10 +253,11 @@ CLRADIX_API clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_qu
  * Sorting host arrays: blocking
  *
  * Copies the arrays to the device, sorts them and copies them back before returning.
- * queue may be NULL: the sorter then uses an in-order queue of its own. keys (and
- * values) must not be NULL, also when n is 0. On error the arrays are unchanged, except
- * after CLRADIX_ERROR_OPENCL or CLRADIX_ERROR_OUT_OF_RESOURCES while copying back, when
- * their content is unspecified.
+ * queue may be NULL: the sorter then uses an in-order queue of its own (one per call in
+ * flight). keys (and values) must not be NULL, also when n is 0. On error the arrays are
+ * as they were; only a device that fails while it copies the result back can leave them
+ * otherwise. Memory: the device buffers, the temporaries of the device-buffer calls, and
+ * for pairs a host copy of the values.
  * ------------------------------------------------------------------------------ */
 
 CLRADIX_API clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue,

@@ -33,6 +33,11 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
                != CL_SUCCESS)
         return CLRADIX_ERROR_OPENCL;
     limits->max_wg = smaller(max_wg, item_sizes[0]);
+#ifdef CLRADIX_TESTING
+    size_t local_mem = (size_t)limits->local_mem;
+    testing_device_limits(&local_mem, &limits->max_wg);
+    limits->local_mem = local_mem;
+#endif
 
     char profile[64] = "", *extensions = NULL;
     size_t extensions_size = 0;
@@ -411,25 +416,26 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
     if (err != CL_SUCCESS)
         status = status_from_cl(err);
 
-    cl_event sorted = NULL, read[2] = { NULL, NULL };
+    cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS)
         status = locked_dispatch(sorter, queue, r, 0, NULL, &sorted);
     if (status == CLRADIX_SUCCESS) {
-        /* Copy back the values first, then the keys unless argsort left them as they were. */
-        int reads = 0;
-        if (values)
-            err = clEnqueueReadBuffer(queue, r->values, CL_FALSE, 0, value_bytes, values, 1, &sorted, &read[reads++]);
+        /* The caller's arrays end either as they were or sorted, each key with its value:
+           the values wait in a staging area until the keys are read. Argsort reads only the
+           indices, and keys alone are one read. */
+        void *staging = values && !r->argsort ? malloc(value_bytes) : NULL;
+        if (values && !r->argsort && !staging)
+            err = CL_OUT_OF_HOST_MEMORY;
+        if (err == CL_SUCCESS && values)
+            err = clEnqueueReadBuffer(queue, r->values, CL_TRUE, 0, value_bytes, staging ? staging : values, 1,
+                                      &sorted, NULL);
         if (err == CL_SUCCESS && !r->argsort)
-            err = clEnqueueReadBuffer(queue, r->keys, CL_FALSE, 0, key_bytes, keys, 1, &sorted, &read[reads++]);
-        if (err != CL_SUCCESS)
-            --reads;  /* the failed read made no event */
-        /* Never return while a copy into the caller's array still runs. */
-        const cl_int waited = reads > 0 ? clWaitForEvents((cl_uint)reads, read) : CL_SUCCESS;
-        status = status_from_cl(err != CL_SUCCESS ? err : waited);
+            err = clEnqueueReadBuffer(queue, r->keys, CL_TRUE, 0, key_bytes, keys, 1, &sorted, NULL);
+        if (err == CL_SUCCESS && staging)
+            memcpy(values, staging, value_bytes);
+        free(staging);
+        status = status_from_cl(err);
     }
-    for (int i = 0; i < 2; ++i)
-        if (read[i])
-            clReleaseEvent(read[i]);
     if (sorted)
         clReleaseEvent(sorted);
     if (r->keys)

@@ -75,11 +75,16 @@ void cache_key(cl_device_id device, const char *const *sources, int count, const
     hash_text(key, options);
 }
 
+int cache_enabled(void)
+{
+    const char *setting = getenv("CLRADIX_CACHE");
+    return !setting || strcmp(setting, "0") != 0;
+}
+
 /* The entry's path in buf, creating the folder; 0 when the cache is off or has no folder. */
 static int entry_path(const uint64_t key[2], char *buf, size_t size)
 {
-    const char *off = getenv("CLRADIX_CACHE");
-    if (off && !strcmp(off, "0"))
+    if (!cache_enabled())
         return 0;
     char dir[3072];
     const char *base = getenv("CLRADIX_CACHE_DIR");

@@ -6,6 +6,13 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CLRADIX_TESTING  /* the test build: fallible calls counted, and failed on demand */
+#define CLRADIX_TESTING_WRAP
+#include "testing.h"
+#endif
 
 /* Kernel shape: the -D options of the programs (see cl/common.cl). */
 typedef struct radix_params {
@@ -90,6 +97,7 @@ int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, uns
 int tuning_halve_wg(radix_params *params, int scan_kernel);
 
 /* cache.c: compiled programs on disk. */
+int cache_enabled(void);  /* 0 when CLRADIX_CACHE is 0 */
 void cache_key(cl_device_id device, const char *const *sources, int count, const char *options, uint64_t key[2]);
 unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
 void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);

@@ -213,16 +213,16 @@ clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type 
         status = clradix_argsort(t->sorter, t->queue, type, kb, vb, vs, n, options, 0, NULL, &done);
         break;
     }
-    if (status == CLRADIX_SUCCESS) {
-        if (!done || clWaitForEvents(1, &done) != CL_SUCCESS)
-            status = CLRADIX_ERROR_OPENCL;
-        if (done)
-            clReleaseEvent(done);
-        if (key_size)
-            clEnqueueReadBuffer(t->queue, kb, CL_TRUE, 0, key_size, keys, 0, NULL, NULL);
-        if (val_size)
-            clEnqueueReadBuffer(t->queue, vb, CL_TRUE, 0, val_size, values, 0, NULL, NULL);
-    }
+    if (status == CLRADIX_SUCCESS && (!done || clWaitForEvents(1, &done) != CL_SUCCESS))
+        status = CLRADIX_ERROR_OPENCL;
+    if (done)
+        clReleaseEvent(done);
+    /* Read back also after an error: what the call left in the buffers is part of its contract. */
+    clFinish(t->queue);
+    if (key_size)
+        clEnqueueReadBuffer(t->queue, kb, CL_TRUE, 0, key_size, keys, 0, NULL, NULL);
+    if (val_size)
+        clEnqueueReadBuffer(t->queue, vb, CL_TRUE, 0, val_size, values, 0, NULL, NULL);
     clReleaseMemObject(kb);
     if (vb)
         clReleaseMemObject(vb);

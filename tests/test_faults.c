@@ -1,0 +1,290 @@
+/*
+ * With the test build of the library (testing.h): every fallible call a sort makes fails
+ * in turn, and the call must report it and leave the caller's data untouched, fully
+ * sorted, or (after work was enqueued) a permutation of the input with every key still
+ * paired with its value; and the sorter must go on sorting. Then small device limits
+ * (oclgrind's 32 KiB of local memory, 128 work-items) must still give correct sorts.
+ * Leaks on these paths are left to the sanitizer job, which runs this suite too.
+ */
+#include "testing.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum outcome { UNTOUCHED, SORTED, PERMUTED, BROKEN, OUTCOMES } outcome;
+static const char *const outcome_names[OUTCOMES] = { "untouched", "sorted", "permuted", "BROKEN" };
+
+typedef struct scenario {
+    const char *name;
+    api_flavour api;
+    sort_kind kind;
+    clradix_key_type type;
+    size_t value_size, n;
+} scenario;
+
+/* Small enough for quick iterations; large enough for several tiles and groups with
+   small_n turned off, and n <= small_n otherwise. */
+static const scenario scenarios[] = {
+    { "device keys", API_DEVICE, SORT_KEYS, CLRADIX_U32, 0, 20000 },
+    { "device pairs", API_DEVICE, SORT_PAIRS, CLRADIX_I64, 8, 20000 },
+    { "device argsort", API_DEVICE, SORT_ARGSORT, CLRADIX_F32, 4, 20000 },
+    { "host pairs", API_HOST, SORT_PAIRS, CLRADIX_U32, 4, 20000 },
+    { "host keys", API_HOST, SORT_KEYS, CLRADIX_F64, 0, 20000 },
+    { "device small", API_DEVICE, SORT_PAIRS, CLRADIX_U32, 4, 1000 },
+};
+enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
+
+/* Multi-pass with small tiles and several groups, or the one-launch path. */
+static clradix_tuning shape_for(const scenario *s)
+{
+    clradix_tuning t = { .keys_per_item = 1024, .small_n = 1 };
+    if (s->n <= 1000)
+        t.small_n = 2048;
+    return t;
+}
+
+static uint64_t key_at(const void *keys, unsigned bytes, size_t i)
+{
+    return bytes == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+}
+
+static size_t index_at(const void *values, size_t size, size_t i)
+{
+    return size == 4 ? ((const uint32_t *)values)[i] : (size_t)((const uint64_t *)values)[i];
+}
+
+/* What the call left: values hold each key's input index (pairs), argsort's output the
+   indices; keys and in_keys are the data after and before. */
+static outcome judge(const scenario *s, const void *in_keys, const void *keys, const void *values,
+                     const void *in_values, const size_t *perm)
+{
+    const unsigned bytes = key_bytes_of(s->type);
+    const size_t n = s->n, key_size = n * bytes;
+    if (s->kind == SORT_ARGSORT) {
+        if (memcmp(in_keys, keys, key_size))
+            return BROKEN;  /* argsort never writes the keys */
+        if (!memcmp(values, in_values, n * s->value_size))
+            return UNTOUCHED;
+    } else if (!memcmp(in_keys, keys, key_size) && (!values || !memcmp(in_values, values, n * s->value_size))) {
+        return UNTOUCHED;
+    }
+    int sorted = 1;
+    for (size_t i = 0; i < n; ++i)
+        sorted &= s->kind == SORT_ARGSORT ? index_at(values, s->value_size, i) == perm[i]
+                                          : key_at(keys, bytes, i) == key_at(in_keys, bytes, perm[i]);
+    if (sorted && s->kind == SORT_PAIRS)
+        for (size_t i = 0; i < n; ++i)
+            sorted &= index_at(values, s->value_size, i) == perm[i];
+    if (sorted)
+        return SORTED;
+    if (s->kind == SORT_KEYS) {  /* a permutation: the same keys, sorted */
+        size_t *order = oracle_order(s->type, keys, n, NULL);
+        int same = 1;
+        for (size_t i = 0; i < n && same; ++i)
+            same = key_at(keys, bytes, order[i]) == key_at(in_keys, bytes, perm[i]);
+        free(order);
+        return same ? PERMUTED : BROKEN;
+    }
+    /* Pairs and argsort: every index once, each key still with its index. */
+    unsigned char *seen = calloc(n, 1);
+    outcome o = PERMUTED;
+    for (size_t i = 0; i < n && o == PERMUTED; ++i) {
+        const size_t from = index_at(values, s->value_size, i);
+        if (from >= n || seen[from] || (s->kind == SORT_PAIRS && key_at(keys, bytes, i) != key_at(in_keys, bytes, from)))
+            o = BROKEN;
+        else
+            seen[from] = 1;
+    }
+    free(seen);
+    return o;
+}
+
+/* Values holding their own index, as 4 or 8 bytes. */
+static void *index_values(size_t size, size_t n)
+{
+    void *v = malloc(n * size);
+    for (size_t i = 0; i < n; ++i) {
+        if (size == 4)
+            ((uint32_t *)v)[i] = (uint32_t)i;
+        else
+            ((uint64_t *)v)[i] = i;
+    }
+    return v;
+}
+
+/* Runs scenario s with the N-th counted call failing (0: none); returns the status,
+   judges what it left in *left, and counts the calls it made in *calls (if not NULL). */
+static clradix_status run_faulty(const scenario *s, unsigned long fail_at, outcome *left, unsigned long *calls)
+{
+    const size_t key_size = s->n * key_bytes_of(s->type);
+    void *in_keys = make_keys(s->type, DIST_RANDOM, s->n, 11), *keys = malloc(key_size);
+    void *in_values = s->value_size ? index_values(s->value_size, s->n) : NULL;
+    void *values = s->value_size ? malloc(s->n * s->value_size) : NULL;
+    if (s->kind == SORT_ARGSORT)  /* argsort output starts as something else than indices */
+        memset(in_values, 0xEE, s->n * s->value_size);
+    memcpy(keys, in_keys, key_size);
+    if (values)
+        memcpy(values, in_values, s->n * s->value_size);
+
+    const sort_call call = { s->api, s->kind, s->value_size };
+    clradix_testing_fail_at(fail_at);
+    const clradix_status status = run_sort(&dev, &call, s->type, keys, values, s->n, NULL);
+    if (calls)
+        *calls = clradix_testing_calls();
+    clradix_testing_fail_at(0);
+    clFinish(dev.queue);
+
+    size_t *perm = oracle_order(s->type, in_keys, s->n, NULL);
+    *left = judge(s, in_keys, keys, values, in_values, perm);
+    free(perm);
+    free(in_keys);
+    free(keys);
+    free(in_values);
+    free(values);
+    return status;
+}
+
+/* Every fallible call of a scenario's sort fails in turn. Each attempt is the first sort
+   of a new sorter, so that it allocates the temporaries and loads its programs. */
+START_TEST(test_sort_faults)
+{
+    const scenario *s = &scenarios[_i];
+    const clradix_tuning shape = shape_for(s);
+
+    /* A clean run must sort, and counts the calls. */
+    outcome left;
+    unsigned long calls = 0;
+    open_dev(&shape);
+    ck_assert_int_eq(run_faulty(s, 0, &left, &calls), CLRADIX_SUCCESS);
+    ck_assert_int_eq(left, SORTED);
+    ck_assert_uint_gt(calls, 0);
+    close_dev();
+
+    unsigned counts[OUTCOMES] = { 0 }, errors = 0;
+    for (unsigned long n = 1; n <= calls; ++n) {
+        open_dev(&shape);
+        const clradix_status status = run_faulty(s, n, &left, NULL);
+        ck_assert_msg(left != BROKEN, "%s: fault %lu of %lu left the data broken", s->name, n, calls);
+        ck_assert_msg(status != CLRADIX_SUCCESS || left == SORTED, "%s: fault %lu: success without a sorted result",
+                      s->name, n);
+        errors += status != CLRADIX_SUCCESS;
+        ++counts[left];
+        /* The sorter still sorts. */
+        ck_assert_int_eq(run_faulty(s, 0, &left, NULL), CLRADIX_SUCCESS);
+        ck_assert_msg(left == SORTED, "%s: the sorter does not sort after fault %lu", s->name, n);
+        close_dev();
+    }
+    printf("faults: %s: %lu faults, %u errors reported; data %s %u, %s %u, %s %u\n", s->name, calls, errors,
+           outcome_names[UNTOUCHED], counts[UNTOUCHED], outcome_names[SORTED], counts[SORTED],
+           outcome_names[PERMUTED], counts[PERMUTED]);
+}
+END_TEST
+
+static void empty_folder(const char *dir)
+{
+    char command[300];
+    snprintf(command, sizeof command, "rm -f %s/*", dir);
+    ck_assert_int_eq(system(command), 0);
+}
+
+/* Sorter creation: every fallible call fails in turn, building from source without the
+   cache, building and storing into an empty cache, and loading from a full one. */
+START_TEST(test_create_faults)
+{
+    static const char *const ways[] = { "no cache", "empty cache", "full cache" };
+    char dir[] = "/tmp/clradix-faults-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("CLRADIX_CACHE_DIR", dir, 1);
+    for (int way = 0; way < 3; ++way) {
+        if (way == 0)
+            setenv("CLRADIX_CACHE", "0", 1);
+        else
+            unsetenv("CLRADIX_CACHE");
+        clradix_sorter *sorter = NULL;
+        empty_folder(dir);
+        if (way == 2) {  /* fill the cache */
+            ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &sorter), CLRADIX_SUCCESS);
+            clradix_sorter_release(sorter);
+        }
+        if (way == 1)
+            empty_folder(dir);
+        clradix_testing_fail_at(0);
+        ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &sorter), CLRADIX_SUCCESS);
+        const unsigned long calls = clradix_testing_calls();
+        clradix_sorter_release(sorter);
+        unsigned errors = 0;
+        for (unsigned long n = 1; n <= calls; ++n) {
+            if (way == 1)
+                empty_folder(dir);
+            clradix_sorter *s = (clradix_sorter *)0x1;
+            clradix_testing_fail_at(n);
+            const clradix_status status = clradix_sorter_create(NULL, NULL, &s);
+            clradix_testing_fail_at(0);
+            if (status == CLRADIX_SUCCESS) {  /* a fault it got round (a cache entry, an optional query) */
+                uint32_t keys[4] = { 3, 1, 2, 0 };
+                ck_assert_int_eq(clradix_sort_keys_host(s, NULL, CLRADIX_U32, keys, 4, NULL), CLRADIX_SUCCESS);
+                ck_assert(keys[0] == 0 && keys[1] == 1 && keys[2] == 2 && keys[3] == 3);
+                clradix_sorter_release(s);
+            } else {
+                ck_assert_ptr_eq(s, (clradix_sorter *)0x1);
+                ck_assert_int_ne(status, CLRADIX_ERROR_BUILD_FAILED);  /* not a compile error */
+                ++errors;
+            }
+        }
+        printf("faults: sorter creation (%s): %lu faults, %u errors reported\n", ways[way], calls, errors);
+        ck_assert_uint_gt(errors, 0);
+    }
+    /* The cache is sound after all that. */
+    unsetenv("CLRADIX_CACHE");
+    clradix_sorter *sorter;
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &sorter), CLRADIX_SUCCESS);
+    clradix_sorter_release(sorter);
+    empty_folder(dir);
+    ck_assert_int_eq(rmdir(dir), 0);
+    unsetenv("CLRADIX_CACHE_DIR");
+}
+END_TEST
+
+/* oclgrind's limits: the device's own row and a GPU row are fitted to them and sort right. */
+START_TEST(test_small_limits)
+{
+    clradix_testing_limits(32768, 128);
+    clradix_tuning rows[2] = { { 0 } };
+    ck_assert_int_eq(clradix_tuning_row(1, &rows[1], NULL), CLRADIX_SUCCESS);  /* NVIDIA's */
+    for (int r = 0; r < 2; ++r) {
+        open_dev(&rows[r]);
+        clradix_tuning used;
+        ck_assert_int_eq(clradix_sorter_tuning(dev.sorter, &used), CLRADIX_SUCCESS);
+        ck_assert_uint_le(used.work_group_size, 128);
+        static const sort_call calls[] = { { API_DEVICE, SORT_KEYS, 0 }, { API_DEVICE, SORT_PAIRS, 16 },
+                                           { API_HOST, SORT_ARGSORT, 8 }, { API_HOST, SORT_PAIRS, 8 } };
+        static const size_t sizes[] = { 100, 5000, 300000 };
+        char msg[256], name[64];
+        for (int c = 0; c < 4; ++c)
+            for (int z = 0; z < 3; ++z) {
+                const clradix_key_type type = (clradix_key_type)((c + z) % 6);
+                const int failed = sort_case(&dev, &calls[c], type, DIST_LOW_ENTROPY, sizes[z], NULL, 40 + c * 3 + z,
+                                             msg, sizeof msg);
+                ck_assert_msg(!failed, "row %d %s n=%zu type %d: %s", r, sort_call_name(&calls[c], name, sizeof name),
+                              sizes[z], type, msg);
+            }
+        close_dev();
+    }
+    clradix_testing_limits(0, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("faults");
+    TCase *tc = tcase_create("faults");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_sort_faults, 0, SCENARIOS);
+    tcase_add_test(tc, test_create_faults);
+    tcase_add_test(tc, test_small_limits);
+    suite_add_tcase(s, tc);
+    return run_device_suite(s, "test_faults");
+}
