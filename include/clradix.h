@@ -219,9 +219,14 @@ CLRADIX_API clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tu
  * Thread safety: several threads may sort with one sorter at once, each on its own
  * queue (or sharing one).
  *
- * If a call fails after it has enqueued work (CLRADIX_ERROR_OPENCL or
- * CLRADIX_ERROR_OUT_OF_RESOURCES from the OpenCL runtime), the buffers hold a
- * permutation of their input with every key still paired with its value.
+ * Failures: every argument, buffer, device limit and the temporary memory the sort needs
+ * (each buffer within CL_DEVICE_MAX_MEM_ALLOC_SIZE, all of them within the device's
+ * memory) are checked before anything is enqueued; a call rejected there changes
+ * nothing. If the OpenCL runtime fails a call after work was enqueued
+ * (CLRADIX_ERROR_OPENCL or CLRADIX_ERROR_OUT_OF_RESOURCES), the caller's buffers are left
+ * as they were, fully sorted, or a permutation of their input with every key still paired
+ * with its value: nothing is lost or duplicated. Argsort never writes the keys; its
+ * indices are then as they were or a permutation of 0 .. n-1.
  * ------------------------------------------------------------------------------ */
 
 CLRADIX_API clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,

@@ -35,7 +35,7 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     limits->max_wg = smaller(max_wg, item_sizes[0]);
 #ifdef CLRADIX_TESTING
     size_t local_mem = (size_t)limits->local_mem;
-    testing_device_limits(&local_mem, &limits->max_wg);
+    testing_device_limits(&local_mem, &limits->max_wg, &limits->max_alloc, &limits->global_mem);
     limits->local_mem = local_mem;
 #endif
 

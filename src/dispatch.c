@@ -332,8 +332,15 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
         plan_sort(&p->params, &sorter->limits, r->n, &plan);
         if (plan.level_groups[plan.levels - 1] != 1)
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
-        size_t bytes[SCRATCH_SLOTS];
+        size_t bytes[SCRATCH_SLOTS], total = 0;
         scratch_needs(&p->params, &plan, r, passes, bytes);
+        for (int i = 0; i < SCRATCH_SLOTS; ++i) {
+            if (bytes[i] > sorter->limits.max_alloc)
+                return CLRADIX_ERROR_OUT_OF_RESOURCES;
+            total += bytes[i];
+        }
+        if (total > sorter->limits.global_mem)  /* more than the device has, before anything of the caller's */
+            return CLRADIX_ERROR_OUT_OF_RESOURCES;
         s = scratch_acquire(sorter);
         err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
         if (err == CL_SUCCESS)

@@ -7,6 +7,7 @@
 
 static atomic_ulong calls, fail_at;  /* fail_at 0: nothing fails */
 static size_t forced_local_mem, forced_max_wg;
+static cl_ulong forced_max_alloc, forced_global_mem;
 
 void clradix_testing_fail_at(unsigned long n)
 {
@@ -19,18 +20,24 @@ unsigned long clradix_testing_calls(void)
     return atomic_load(&calls);
 }
 
-void clradix_testing_limits(size_t local_mem, size_t max_work_group)
+void clradix_testing_limits(size_t local_mem, size_t max_work_group, cl_ulong max_alloc, cl_ulong global_mem)
 {
     forced_local_mem = local_mem;
     forced_max_wg = max_work_group;
+    forced_max_alloc = max_alloc;
+    forced_global_mem = global_mem;
 }
 
-void testing_device_limits(size_t *local_mem, size_t *max_wg)
+void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_alloc, cl_ulong *global_mem)
 {
     if (forced_local_mem && forced_local_mem < *local_mem)
         *local_mem = forced_local_mem;
     if (forced_max_wg && forced_max_wg < *max_wg)
         *max_wg = forced_max_wg;
+    if (forced_max_alloc && forced_max_alloc < *max_alloc)
+        *max_alloc = forced_max_alloc;
+    if (forced_global_mem && forced_global_mem < *global_mem)
+        *global_mem = forced_global_mem;
 }
 
 /* Counts a call; 1 when it must fail. */

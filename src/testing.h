@@ -17,7 +17,7 @@ void clradix_testing_fail_at(unsigned long n);
 /* Counted calls since the last clradix_testing_fail_at. */
 unsigned long clradix_testing_calls(void);
 /* Limits that sorters created from now on use instead of the device's (0: the device's). */
-void clradix_testing_limits(size_t local_mem, size_t max_work_group);
+void clradix_testing_limits(size_t local_mem, size_t max_work_group, cl_ulong max_alloc, cl_ulong global_mem);
 
 #ifdef CLRADIX_TESTING_WRAP  /* set by internal.h: the library's calls go through the wrappers */
 #include <stdlib.h>
@@ -40,7 +40,7 @@ cl_int testing_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint, cons
 cl_int testing_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint, const cl_event *, cl_event *);
 cl_int testing_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint,
                                    const cl_event *, cl_event *);
-void testing_device_limits(size_t *local_mem, size_t *max_wg);
+void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_alloc, cl_ulong *global_mem);
 
 #define malloc testing_malloc
 #define calloc testing_calloc

@@ -251,7 +251,7 @@ END_TEST
 /* oclgrind's limits: the device's own row and a GPU row are fitted to them and sort right. */
 START_TEST(test_small_limits)
 {
-    clradix_testing_limits(32768, 128);
+    clradix_testing_limits(32768, 128, 0, 0);
     clradix_tuning rows[2] = { { 0 } };
     ck_assert_int_eq(clradix_tuning_row(1, &rows[1], NULL), CLRADIX_SUCCESS);  /* NVIDIA's */
     for (int r = 0; r < 2; ++r) {
@@ -273,7 +273,32 @@ START_TEST(test_small_limits)
             }
         close_dev();
     }
-    clradix_testing_limits(0, 0);
+    clradix_testing_limits(0, 0, 0, 0);
+}
+END_TEST
+
+/* Temporaries beyond the largest allocation or the device's memory: a clear error, nothing
+   changed. */
+START_TEST(test_memory_limits)
+{
+    const size_t n = 300000;  /* 1.2 MB of u32 keys: a 1 MB temporary is too small */
+    for (int limit = 0; limit < 2; ++limit) {
+        if (limit == 0)
+            clradix_testing_limits(0, 0, 1 << 20, 0);
+        else
+            clradix_testing_limits(0, 0, 0, 1 << 20);  /* the temporaries need at least 1.2 MB */
+        const clradix_tuning shape = { .small_n = 1 };
+        open_dev(&shape);
+        static const sort_call calls[] = { { API_DEVICE, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 4 } };
+        for (int c = 0; c < 2; ++c) {
+            outcome left;
+            const scenario s = { "memory", calls[c].api, calls[c].kind, CLRADIX_U32, calls[c].value_size, n };
+            ck_assert_int_eq(run_faulty(&s, 0, &left, NULL), CLRADIX_ERROR_OUT_OF_RESOURCES);
+            ck_assert_int_eq(left, UNTOUCHED);
+        }
+        close_dev();
+    }
+    clradix_testing_limits(0, 0, 0, 0);
 }
 END_TEST
 
@@ -285,6 +310,7 @@ int main(void)
     tcase_add_loop_test(tc, test_sort_faults, 0, SCENARIOS);
     tcase_add_test(tc, test_create_faults);
     tcase_add_test(tc, test_small_limits);
+    tcase_add_test(tc, test_memory_limits);
     suite_add_tcase(s, tc);
     return run_device_suite(s, "test_faults");
 }

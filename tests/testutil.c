@@ -277,13 +277,14 @@ int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist
     return failed;
 }
 
-static int device_available(void)
+/* Whether there are at least min devices, found in a child process. */
+static int devices_available(unsigned min)
 {
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
         cl_uint count = 0;
-        _exit(clradix_device_list(0, NULL, &count) == CLRADIX_SUCCESS && count > 0 ? 0 : 1);
+        _exit(clradix_device_list(0, NULL, &count) == CLRADIX_SUCCESS && count >= min ? 0 : 1);
     }
     int status = 0;
     return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -291,8 +292,13 @@ static int device_available(void)
 
 int run_device_suite(Suite *suite, const char *name)
 {
-    if (!device_available()) {
-        fprintf(stderr, "%s: no OpenCL device found: skipped\n", name);
+    return run_suite_with_devices(suite, name, 1);
+}
+
+int run_suite_with_devices(Suite *suite, const char *name, unsigned min_devices)
+{
+    if (!devices_available(min_devices)) {
+        fprintf(stderr, "%s: fewer than %u OpenCL devices: skipped\n", name, min_devices);
         return TEST_SKIP;
     }
     SRunner *runner = srunner_create(suite);

@@ -84,6 +84,8 @@ int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist
    (looked for in a forked child, so this process never touches OpenCL before Check
    forks), else runs it and returns the exit status for main. */
 int run_device_suite(Suite *suite, const char *name);
+/* The same, for a suite that needs at least min_devices devices. */
+int run_suite_with_devices(Suite *suite, const char *name, unsigned min_devices);
 
 /* The sorter and queue of the test under way, opened by a checked fixture. */
 extern test_device dev;
