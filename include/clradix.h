@@ -43,6 +43,22 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------
+ * Version: MAJOR changes when a program built against an older version may no longer
+ * build or run with this one (it is the shared library's SONAME), MINOR when functions
+ * or fields are added, PATCH for fixes. (CMake reads the version from these lines.)
+ * ------------------------------------------------------------------------------ */
+
+#define CLRADIX_VERSION_MAJOR 1
+#define CLRADIX_VERSION_MINOR 0
+#define CLRADIX_VERSION_PATCH 0
+/* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
+
+/* The version of the library the program runs with, as CLRADIX_VERSION_NUMBER (which gives
+   the version it was built against). */
+CLRADIX_API unsigned clradix_version(void);
+
+/* ---------------------------------------------------------------------------------
  * Status
  * ------------------------------------------------------------------------------ */
 
@@ -269,10 +285,12 @@ CLRADIX_API clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_com
                                                   clradix_key_type type, void *keys, size_t n,
                                                   const clradix_options *options);
 
+/* Pairs as in clradix_sort_pairs: value_size 4, 8 or 16. */
 CLRADIX_API clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_command_queue queue,
                                                    clradix_key_type type, void *keys, void *values,
                                                    size_t value_size, size_t n, const clradix_options *options);
 
+/* Argsort as in clradix_argsort: keys only read, index_size 4 or 8. */
 CLRADIX_API clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue queue,
                                                 clradix_key_type type, const void *keys, void *indices,
                                                 size_t index_size, size_t n, const clradix_options *options);

@@ -1,6 +1,12 @@
-/* Status messages. The switch has no default, so -Wswitch flags a status without one. */
+/* Status messages and the version. */
 #include "clradix.h"
 
+unsigned clradix_version(void)
+{
+    return CLRADIX_VERSION_NUMBER;
+}
+
+/* The switch has no default, so -Wswitch flags a status without a message. */
 const char *clradix_status_string(clradix_status status)
 {
     switch (status) {

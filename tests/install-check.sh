@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs the build into a temporary prefix and builds tests/consumer against it three
+# ways: find_package with the shared library, with the static one, and pkg-config; each
+# consumer must run and sort. Also: the shared library's SONAME carries the major version,
+# and it exports only clradix_* symbols.
+# Usage: install-check.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1
+source=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+lib=$(dirname "$(find "$prefix" -name 'libclradix.so.*.*.*' | head -n 1)")
+
+readelf -d "$lib"/libclradix.so | grep -q "SONAME.*libclradix.so.[0-9]*\]" || { echo "no versioned SONAME"; exit 1; }
+others=$(nm -D --defined-only "$lib"/libclradix.so | awk '$2 ~ /[TDBR]/ && $3 !~ /^clradix_/ {print $3}')
+[ -z "$others" ] || { echo "exported besides clradix_*: $others"; exit 1; }
+
+run() {  # a consumer's exit status 77 means no device: the check is skipped
+    set +e
+    LD_LIBRARY_PATH=$lib "$@"
+    status=$?
+    set -e
+    [ "$status" -eq 0 ] || exit "$status"
+}
+
+for linkage in OFF ON; do
+    cmake -S "$source/tests/consumer" -B "$work/cmake-$linkage" -DCMAKE_PREFIX_PATH="$prefix" \
+          -DCONSUMER_STATIC=$linkage >/dev/null
+    cmake --build "$work/cmake-$linkage" >/dev/null
+    run "$work/cmake-$linkage/consumer"
+done
+
+PKG_CONFIG_PATH=$lib/pkgconfig
+export PKG_CONFIG_PATH
+cc -o "$work/pkg-consumer" "$source/tests/consumer/consumer.c" $(pkg-config --cflags --libs clradix)
+run "$work/pkg-consumer"
+echo "install check: find_package (shared, static) and pkg-config consumers built and sorted"
