@@ -225,9 +225,10 @@ CLRADIX_API clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tu
  * completes after the whole sort, also when there was nothing to sort (n == 0 or an
  * empty bit range). On error *event is left untouched.
  *
- * The sorted keys end in keys, each value moved with its key. Temporary device memory
- * of about n keys and n values is allocated per call and released when the sort's
- * commands complete.
+ * The sorted keys end in keys, each value moved with its key. A sort uses temporary
+ * device memory of about n keys and n values (argsort: two copies of the keys and one of
+ * the indices); the sorter keeps the temporaries of its last few sorts and reuses them
+ * once the sort that used them has completed, until clradix_sorter_release.
  *
  * Sorting is stable in both directions; the key order is the one stated at
  * clradix_key_type, restricted to the options' bit range.

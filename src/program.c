@@ -126,7 +126,8 @@ void program_release(radix_program *p)
 static void store_binary(cl_program program, const uint64_t key[2])
 {
     size_t length = 0;
-    if (!cache_enabled() || clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) != CL_SUCCESS || length == 0)
+    if (!cache_enabled()
+        || clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) != CL_SUCCESS || length == 0)
         return;
     unsigned char *binary = malloc(length);
     unsigned char *binaries[] = { binary };
