@@ -31,6 +31,18 @@ static void download(cl_mem buffer, void *data, size_t bytes)
     ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL), CL_SUCCESS);
 }
 
+/* Reads buffer back and asserts it holds keys (n u32) in the oracle's order. */
+static void expect_sorted_u32(cl_mem buffer, const uint32_t *keys, size_t n)
+{
+    uint32_t *out = malloc(n * 4);
+    download(buffer, out, n * 4);
+    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
+    char msg[256];
+    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
+    free(perm);
+    free(out);
+}
+
 static cl_int event_status(cl_event event)
 {
     cl_int status = 0;
@@ -43,7 +55,7 @@ static cl_int event_status(cl_event event)
 START_TEST(test_event_user_gate)
 {
     const size_t n = 50000;
-    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 5), *out = malloc(n * 4);
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 5);
     cl_mem buffer = upload(keys, n * 4);
     cl_int err;
     cl_event gate = clCreateUserEvent(dev.context, &err), done = NULL;
@@ -56,17 +68,11 @@ START_TEST(test_event_user_gate)
 
     ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
     ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    download(buffer, out, n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
-    char msg[256];
-    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
-
-    free(perm);
+    expect_sorted_u32(buffer, keys, n);
     clReleaseEvent(done);
     clReleaseEvent(gate);
     clReleaseMemObject(buffer);
     free(keys);
-    free(out);
 }
 END_TEST
 
@@ -86,12 +92,7 @@ START_TEST(test_event_other_queue)
                      CLRADIX_SUCCESS);
     clFlush(uploader);
     ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    download(buffer, out, n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
-    char msg[256];
-    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
-
-    free(perm);
+    expect_sorted_u32(buffer, keys, n);
     clReleaseEvent(done);
     clReleaseEvent(uploaded);
     clReleaseCommandQueue(uploader);
@@ -497,7 +498,7 @@ END_TEST
 START_TEST(test_release_while_pending)
 {
     const size_t n = 200000;
-    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 23), *out = malloc(n * 4);
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 23);
     cl_mem buffer = upload(keys, n * 4);
     cl_int err;
     cl_event gate = clCreateUserEvent(dev.context, &err), done = NULL;
@@ -507,16 +508,11 @@ START_TEST(test_release_while_pending)
     dev.sorter = NULL;
     ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
     ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    download(buffer, out, n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
-    char msg[256];
-    ck_assert_msg(!check_sorted(CLRADIX_U32, keys, out, NULL, NULL, 0, n, perm, msg, sizeof msg), "%s", msg);
-    free(perm);
+    expect_sorted_u32(buffer, keys, n);
     clReleaseEvent(done);
     clReleaseEvent(gate);
     clReleaseMemObject(buffer);
     free(keys);
-    free(out);
 }
 END_TEST
 
