@@ -192,14 +192,12 @@ void qsort_sort(clradix_key_type type, void *keys, void *values, size_t value_si
         records[i] = (record){ order_image(type, get_key(keys, bytes, i)), i };
     qsort(records, n, sizeof *records, compare_records);
     /* Apply the permutation through copies of the inputs. */
-    void *old_keys = malloc((n ? n : 1) * bytes), *old_values = values ? malloc((n ? n : 1) * value_size) : NULL;
+    void *old_keys = malloc((n ? n : 1) * bytes), *old_values = malloc((n ? n : 1) * value_size);
     memcpy(old_keys, keys, n * bytes);
-    if (values)
-        memcpy(old_values, values, n * value_size);
+    memcpy(old_values, values, n * value_size);
     for (size_t i = 0; i < n; ++i) {
         put_key(keys, bytes, i, get_key(old_keys, bytes, records[i].index));
-        if (values)
-            memcpy((char *)values + i * value_size, (char *)old_values + records[i].index * value_size, value_size);
+        memcpy((char *)values + i * value_size, (char *)old_values + records[i].index * value_size, value_size);
     }
     free(old_keys);
     free(old_values);
