@@ -163,7 +163,7 @@ static int add_device(options *o, const char *item)
     if (!strcmp(item, "all"))
         o->all_devices = 1;
     else if (o->device_count < MAX_ITEMS)
-        o->device_specs[o->device_count++] = item;
+        o->device_specs[o->device_count++] = strdup(item);  /* item lives in for_each_item's buffer */
     else
         return 0;
     return 1;
