@@ -15,6 +15,8 @@
  *   MAX_GROUPS   most work-groups the FUSED tables hold
  *   SMALL_N      most keys radix_sort_small sorts in one work-group (0: no such kernel)
  *   SCAN_WG      work-items per group of the table scan, a power of two
+ *   CLES_KHR_INT64  defined for an embedded-profile device whose 64-bit integers come from
+ *                the cles_khr_int64 extension, which 64-bit keys must enable
  * What varies per call (bit range, key transform, direction, pass) comes in as kernel
  * arguments, so one program serves every key type of one width.
  */
@@ -49,11 +51,38 @@
 #error "SCAN_WG must be a power of two"
 #endif
 
+#if defined(CLES_KHR_INT64) && KEY_BITS == 64
+#pragma OPENCL EXTENSION cles_khr_int64 : enable  /* an embedded-profile device's 64-bit integers */
+#endif
+
 #define RADIX (1u << RADIX_BITS)
 #define TILE (WG * KPT)
 #define RANK_RADIX (1u << RANK_BITS)
 #define RANK_ROUNDS ((RADIX_BITS + RANK_BITS - 1) / RANK_BITS)
 #define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)  /* most passes of a sort */
+
+/*
+ * Local memory on GPUs is spread over 32 banks of 4 bytes, and work-items of one warp or
+ * wavefront that touch words of the same bank wait for each other. Arrays that work-items
+ * read at a stride get one spare word per 32, so that strided accesses land in different
+ * banks: element i of such an array lives at PAD(i). The Blelloch scan's tree is one
+ * (group_exclusive_scan: every array it scans is laid out so); so are tiles of keys, which
+ * work-items rank in contiguous chunks, at TILE_AT(i) (with one work-item per group, as
+ * on CPUs, there is nothing to spread).
+ */
+#define PAD(i) ((i) + ((i) >> 5))
+#if WG > 1
+#define TILE_AT(i) PAD(i)
+#else
+#define TILE_AT(i) (i)
+#endif
+
+/* The word of an 8-byte index that holds its low 32 bits, in the device's byte order. */
+#ifdef __ENDIAN_LITTLE__
+#define INDEX_LOW_WORD 0
+#else
+#define INDEX_LOW_WORD 1
+#endif
 
 #if KEY_BITS == 32
 typedef uint radix_key;
@@ -141,10 +170,11 @@ uint block_count(uint n, uint block_len)
 }
 
 /*
- * Exclusive prefix sum of data[0 .. count) in local memory (Blelloch: up-sweep builds
- * partial sums in a tree, down-sweep pushes prefixes back down), returning the total.
- * count is a power of two; every work-item of the group must call it. It starts and ends
- * with a barrier, so data written before the call is seen, and the result after it.
+ * Exclusive prefix sum of the count elements of data, laid out at PAD(i) (Blelloch:
+ * up-sweep builds partial sums in a tree, down-sweep pushes prefixes back down),
+ * returning the total. count is a power of two; every work-item of the group must call
+ * it. It starts and ends with a barrier, so data written before the call is seen, and the
+ * result after it.
  */
 uint group_exclusive_scan(__local uint *data, uint count)
 {
@@ -153,23 +183,23 @@ uint group_exclusive_scan(__local uint *data, uint count)
     for (uint pairs = count >> 1; pairs > 0; pairs >>= 1, offset <<= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous level's sums are complete */
         for (uint p = lid; p < pairs; p += size) {
-            uint right = offset * (2 * p + 2) - 1;
-            data[right] += data[right - offset];
+            const uint right = offset * (2 * p + 2) - 1;
+            data[PAD(right)] += data[PAD(right - offset)];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* the root holds the total */
-    const uint total = data[count - 1];
+    const uint total = data[PAD(count - 1)];
     barrier(CLK_LOCAL_MEM_FENCE);  /* everyone read the total before the root is cleared */
     if (lid == 0)
-        data[count - 1] = 0;
+        data[PAD(count - 1)] = 0;
     for (uint pairs = 1; pairs < count; pairs <<= 1) {
         offset >>= 1;
         barrier(CLK_LOCAL_MEM_FENCE);  /* the level above is pushed down */
         for (uint p = lid; p < pairs; p += size) {
-            uint right = offset * (2 * p + 2) - 1;
-            uint left_sum = data[right - offset];
-            data[right - offset] = data[right];
-            data[right] += left_sum;
+            const uint right = offset * (2 * p + 2) - 1;
+            const uint left_sum = data[PAD(right - offset)];
+            data[PAD(right - offset)] = data[PAD(right)];
+            data[PAD(right)] += left_sum;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* the prefixes are complete */
@@ -177,15 +207,16 @@ uint group_exclusive_scan(__local uint *data, uint count)
 }
 
 /*
- * One stable ranking round over count keys in local memory: moves keys (and values)
- * from `from` to `to`, ordered by digit_of(key, spec), keeping the order of keys with
- * equal digits. Work-item i owns the keys [i * chunk, (i + 1) * chunk) and counts their
- * digits in its own column of counters[digit * WG + i]; the exclusive scan of the
- * counters, digit-major, gives each (digit, work-item) the slot of its first key, and
- * the work-item's running count places the rest. spec.mask must be below RANK_RADIX.
- * Returns 0, moving nothing, when every key has the same digit: `from` is then already
- * in order. run_begin, unless 0, receives where each digit's run starts in the result.
- * Every work-item must call it; it starts and ends with a barrier.
+ * One stable ranking round over the count keys of a tile (at TILE_AT(i)): moves keys (and
+ * values) from `from` to `to`, ordered by digit_of(key, spec), keeping the order of keys
+ * with equal digits. Work-item i owns the keys [i * chunk, (i + 1) * chunk) and counts
+ * their digits in its own column of counters (digit s at PAD(s * WG + i)); the exclusive
+ * scan of the counters, digit-major, gives each (digit, work-item) the slot of its first
+ * key, and the work-item's running count places the rest. spec.mask must be below
+ * RANK_RADIX. Returns 0, moving nothing, when every key has the same digit: `from` is
+ * then already in order. run_begin, unless 0, receives where each digit's run starts in
+ * the result (digit s at PAD(s)). Every work-item must call it; it starts and ends with a
+ * barrier, and its result is the same in every work-item.
  */
 int rank_round(__local const radix_key *from, __local radix_key *to,
                IF_VALUES(__local const radix_value *from_values, __local radix_value *to_values,)
@@ -194,29 +225,29 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
 {
     const uint lid = get_local_id(0), first = min(lid * chunk, count), last = min(first + chunk, count);
     for (uint s = 0; s < RANK_RADIX; ++s)
-        counters[s * WG + lid] = 0;
+        counters[PAD(s * WG + lid)] = 0;
     if (lid == 0)
         *moved = 1;
     for (uint t = first; t < last; ++t)
-        ++counters[digit_of(from[t], spec) * WG + lid];
+        ++counters[PAD(digit_of(from[TILE_AT(t)], spec) * WG + lid)];
     group_exclusive_scan(counters, RANK_RADIX * WG);
 
     /* At most one digit holds every key: its owner is the only writer. */
     for (uint s = lid; s < RANK_RADIX; s += WG) {
-        const uint begin = counters[s * WG], end = s + 1 < RANK_RADIX ? counters[(s + 1) * WG] : count;
+        const uint begin = counters[PAD(s * WG)], end = s + 1 < RANK_RADIX ? counters[PAD((s + 1) * WG)] : count;
         if (count > 0 && end - begin == count)
             *moved = 0;
         if (run_begin)
-            run_begin[s] = begin;
+            run_begin[PAD(s)] = begin;
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* moved is final */
     const int move = *moved;
     if (move)
         for (uint t = first; t < last; ++t) {
-            const radix_key key = from[t];
-            const uint slot = counters[digit_of(key, spec) * WG + lid]++;
-            to[slot] = key;
-            IF_VALUES(to_values[slot] = from_values[t];)
+            const radix_key key = from[TILE_AT(t)];
+            const uint slot = counters[PAD(digit_of(key, spec) * WG + lid)]++;
+            to[TILE_AT(slot)] = key;
+            IF_VALUES(to_values[TILE_AT(slot)] = from_values[TILE_AT(t)];)
         }
     barrier(CLK_LOCAL_MEM_FENCE);  /* `to` is complete, and everyone has read moved */
     return move;

@@ -4,6 +4,10 @@
  * one exclusive scan of the table gives each (digit, group) its first output slot.
  */
 
+/* Sub-histograms lie one word further apart than their size, so that the same digit of
+   different copies falls in different banks of GPU local memory. */
+#define COPY_STRIDE(size) ((size) + 1)
+
 /* Adds one to counter d of this work-item's copy. */
 void count_digit(__local uint *copy, uint d)
 {
@@ -24,13 +28,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len, uint begin_bit, uint end_bit,
                          radix_key pos_xor, radix_key neg_xor, __global uint *table_all)
 {
-    __local uint counts[HIST_COPIES * PASSES * RADIX];  /* copy-major, then pass, then digit */
+#define STRIDE_ALL COPY_STRIDE(PASSES * RADIX)
+    __local uint counts[HIST_COPIES * STRIDE_ALL];  /* copy-major, then pass, then digit */
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
     const uint count = block_count(n, block_len), passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
     __global const radix_key *block = keys + group * block_len;
-    __local uint *mine = counts + (lid % HIST_COPIES) * PASSES * RADIX;
+    __local uint *mine = counts + (lid % HIST_COPIES) * STRIDE_ALL;
 
-    for (uint i = lid; i < HIST_COPIES * PASSES * RADIX; i += WG)
+    for (uint i = lid; i < HIST_COPIES * STRIDE_ALL; i += WG)
         counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
 
@@ -59,7 +64,7 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
     for (uint i = lid; i < passes * RADIX; i += WG) {
         uint sum = 0;
         for (uint c = 0; c < HIST_COPIES; ++c)
-            sum += counts[c * PASSES * RADIX + i];
+            sum += counts[c * STRIDE_ALL + i];
         table_all[i * groups + group] = sum;  /* i = pass * RADIX + digit */
     }
 }
@@ -77,14 +82,14 @@ void radix_histogram(__global const radix_key *first, __global const radix_key *
     if (j == SKIPPED || j == 0)
         return;  /* nothing to do, or radix_gather copies its table from radix_histogram_all's */
 
-    __local uint counts[HIST_COPIES * RADIX];  /* copy-major: counts[copy * RADIX + digit] */
+    __local uint counts[HIST_COPIES * COPY_STRIDE(RADIX)];  /* copy-major, then digit */
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
     const uint count = block_count(n, block_len);
     const digit_spec spec = pass_digit(pass, begin_bit, end_bit, pos_xor, neg_xor);
     __global const radix_key *block = SOURCE(j, first, first, second) + group * block_len;
-    __local uint *mine = counts + (lid % HIST_COPIES) * RADIX;
+    __local uint *mine = counts + (lid % HIST_COPIES) * COPY_STRIDE(RADIX);
 
-    for (uint i = lid; i < HIST_COPIES * RADIX; i += WG)
+    for (uint i = lid; i < HIST_COPIES * COPY_STRIDE(RADIX); i += WG)
         counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
 
@@ -101,7 +106,7 @@ void radix_histogram(__global const radix_key *first, __global const radix_key *
     for (uint d = lid; d < RADIX; d += WG) {
         uint sum = 0;
         for (uint c = 0; c < HIST_COPIES; ++c)
-            sum += counts[c * RADIX + d];
+            sum += counts[c * COPY_STRIDE(RADIX) + d];
         table[d * groups + group] = sum;
     }
 }

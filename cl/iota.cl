@@ -8,11 +8,11 @@ __kernel void radix_iota(__global radix_value *values, uint n)
 #if VALUE_SIZE == 4
     values[i] = i;
 #else
-    /* A u64 index on a little-endian device: low word first. Stored as two words, since
-       oclgrind takes the vector (uint2)(i, 0) for a partly uninitialised value. */
+    /* A u64 index in the device's byte order. Stored as two words, since oclgrind takes
+       the vector (uint2)(i, 0) for a partly uninitialised value. */
     __global uint *words = (__global uint *)(values + i);
-    words[0] = i;
-    words[1] = 0;
+    words[INDEX_LOW_WORD] = i;
+    words[1 - INDEX_LOW_WORD] = 0;
 #endif
 }
 #endif

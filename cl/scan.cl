@@ -9,15 +9,15 @@
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
 void radix_scan(__global uint *data, uint count, __global uint *tile_sums)
 {
-    __local uint tile[SCAN_TILE];
+    __local uint tile[PAD(SCAN_TILE)];
     const uint lid = get_local_id(0), base = get_group_id(0) * SCAN_TILE;
 
     for (uint k = lid; k < SCAN_TILE; k += SCAN_WG)
-        tile[k] = base + k < count ? data[base + k] : 0;
+        tile[PAD(k)] = base + k < count ? data[base + k] : 0;
     const uint total = group_exclusive_scan(tile, SCAN_TILE);
     for (uint k = lid; k < SCAN_TILE; k += SCAN_WG)
         if (base + k < count)
-            data[base + k] = tile[k];
+            data[base + k] = tile[PAD(k)];
     if (lid == 0)
         tile_sums[get_group_id(0)] = total;
 }

@@ -11,12 +11,12 @@
 
 #if FUSED
 /*
- * Counts the next pass's digits of the keys written to out[slot .. slot + count), by the
- * block of the next pass that each slot falls into. (No division: the few blocks are
- * stepped through, and oclgrind cannot follow the freeze instruction that compilers
- * emit for a division by a variable.)
+ * Counts the next pass's digits of the tile's keys [begin, begin + count), written to
+ * out[slot .. slot + count), by the block of the next pass that each slot falls into.
+ * (No division: the few blocks are stepped through, and oclgrind cannot follow the
+ * freeze instruction that compilers emit for a division by a variable.)
  */
-void count_next(__local const radix_key *keys, uint count, uint slot, uint block_len, digit_spec next,
+void count_next(__local const radix_key *tile, uint begin, uint count, uint slot, uint block_len, digit_spec next,
                 __local uint *next_counts)
 {
     uint block = 0, block_begin = 0;
@@ -30,9 +30,9 @@ void count_next(__local const radix_key *keys, uint count, uint slot, uint block
             block_begin += block_len;
         }
 #if WG == 1
-        ++next_counts[digit_of(keys[t], next) * MAX_GROUPS + block];
+        ++next_counts[digit_of(tile[TILE_AT(begin + t)], next) * MAX_GROUPS + block];
 #else
-        atomic_inc(&next_counts[digit_of(keys[t], next) * MAX_GROUPS + block]);
+        atomic_inc(&next_counts[digit_of(tile[TILE_AT(begin + t)], next) * MAX_GROUPS + block]);
 #endif
     }
 }
@@ -51,11 +51,11 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
                    radix_key neg_xor, __global const uint *plan, __global const uint *offsets,
                    __global uint *partials)
 {
-    __local radix_key tile_a[TILE], tile_b[TILE];
-    IF_VALUES(__local radix_value values_a[TILE], values_b[TILE];)
-    __local uint counters[RANK_RADIX * WG];
-    __local uint digit_next[RADIX];   /* output slot of the block's next key of each digit */
-    __local uint run_begin[RADIX];    /* where each digit's run starts in the sorted tile */
+    __local radix_key tile_a[TILE_AT(TILE)], tile_b[TILE_AT(TILE)];
+    IF_VALUES(__local radix_value values_a[TILE_AT(TILE)], values_b[TILE_AT(TILE)];)
+    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint digit_next[RADIX];     /* output slot of the block's next key of each digit */
+    __local uint run_begin[PAD(RADIX)]; /* where each digit's run starts in the sorted tile */
     __local uint moved;
 #if FUSED
     __local uint next_counts[RADIX * MAX_GROUPS];
@@ -86,35 +86,38 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         const uint offset = tile * TILE, valid = min((uint)TILE, count - offset);
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out */
         for (uint t = lid; t < valid; t += WG) {
-            tile_a[t] = src[offset + t];
-            IF_VALUES(values_a[t] = src_values[offset + t];)
+            tile_a[TILE_AT(t)] = src[offset + t];
+            IF_VALUES(values_a[TILE_AT(t)] = src_values[offset + t];)
         }
         barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded: work-items rank keys others loaded */
 
-        /* Rank rounds, lowest bits first, ping-ponging between the two tile buffers. With one
-           round, it also says where each digit's run starts. */
+        /* Rank rounds, lowest bits first, between the two tile buffers: a round that moves
+           the keys swaps the roles. With one round, it also says where each digit's run
+           starts. */
         const uint chunk = (valid + WG - 1) / WG;
         __local uint *runs = RANK_ROUNDS == 1 ? run_begin : 0;
-        int in_a = 1;
+        __local radix_key *sorted = tile_a, *spare = tile_b;
+        IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
         for (uint round = 0; round < RANK_ROUNDS; ++round) {
             const digit_spec sub = { spec.pos_xor, spec.neg_xor, spec.shift + round * RANK_BITS,
                                      (spec.mask >> (round * RANK_BITS)) & (RANK_RADIX - 1) };
-            if (in_a ? rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, chunk, sub, counters, &moved,
-                                  runs)
-                     : rank_round(tile_b, tile_a, IF_VALUES(values_b, values_a,) valid, chunk, sub, counters, &moved,
-                                  runs))
-                in_a = !in_a;
+            if (rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) valid, chunk, sub, counters, &moved,
+                           runs)) {
+                __local radix_key *keys = sorted;
+                sorted = spare;
+                spare = keys;
+                IF_VALUES(__local radix_value *values = sorted_values; sorted_values = spare_values;
+                          spare_values = values;)
+            }
         }
-        __local const radix_key *sorted = in_a ? tile_a : tile_b;
-        IF_VALUES(__local const radix_value *sorted_values = in_a ? values_a : values_b;)
 
 #if RANK_ROUNDS > 1
         /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
         for (uint d = lid; d < RADIX; d += WG)
-            run_begin[d] = 0;
+            run_begin[PAD(d)] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
         for (uint t = lid; t < valid; t += WG)
-            atomic_inc(&run_begin[digit_of(sorted[t], spec)]);
+            atomic_inc(&run_begin[PAD(digit_of(sorted[TILE_AT(t)], spec))]);
         /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
            counts without this one (oclgrind finds no race; the sort loses keys). */
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -124,7 +127,7 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
 #if WG == 1
         /* One work-item: copy each digit's run as a block. */
         for (uint d = 0; d < RADIX; ++d) {
-            const uint begin = run_begin[d], length = (d + 1 < RADIX ? run_begin[d + 1] : valid) - begin;
+            const uint begin = run_begin[PAD(d)], length = (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - begin;
             __global radix_key *out = dst + digit_next[d];
             for (uint t = 0; t < length; ++t) {
                 out[t] = sorted[begin + t];
@@ -132,24 +135,24 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
             }
 #if FUSED
             if (next_pass != SKIPPED)
-                count_next(sorted + begin, length, digit_next[d], block_len, next, next_counts);
+                count_next(sorted, begin, length, digit_next[d], block_len, next, next_counts);
 #endif
             digit_next[d] += length;
         }
 #else
         for (uint t = lid; t < valid; t += WG) {
-            const radix_key key = sorted[t];
-            const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[d]);
+            const radix_key key = sorted[TILE_AT(t)];
+            const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[PAD(d)]);
             dst[slot] = key;
-            IF_VALUES(dst_values[slot] = sorted_values[t];)
+            IF_VALUES(dst_values[slot] = sorted_values[TILE_AT(t)];)
 #if FUSED
             if (next_pass != SKIPPED)
-                count_next(sorted + t, 1, slot, block_len, next, next_counts);
+                count_next(sorted, t, 1, slot, block_len, next, next_counts);
 #endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read digit_next and run_begin */
         for (uint d = lid; d < RADIX; d += WG)
-            digit_next[d] += (d + 1 < RADIX ? run_begin[d + 1] : valid) - run_begin[d];
+            digit_next[d] += (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - run_begin[PAD(d)];
 #endif
     }
 

@@ -16,9 +16,9 @@
 #ifndef CLRADIX_H
 #define CLRADIX_H
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
+/* The OpenCL version of the declarations is the application's choice (define
+   CL_TARGET_OPENCL_VERSION before including this header or <CL/cl.h>): clradix uses only
+   OpenCL 1.2 types here, and the library itself is built against the 1.2 API. */
 #ifdef __APPLE__
 #include <OpenCL/cl.h>
 #else
@@ -66,7 +66,7 @@ typedef enum clradix_status {
     CLRADIX_SUCCESS = 0,
     CLRADIX_ERROR_INVALID_ARGUMENT,  /* NULL handle or pointer, unknown key type, bad bit range, bad value size,
                                         a queue or buffer of another context or device, a bad event wait list,
-                                        n larger than CLRADIX_MAX_N */
+                                        n larger than CLRADIX_MAX_N, or n whose bytes overflow size_t */
     CLRADIX_ERROR_INVALID_BUFFER,    /* a buffer smaller than n elements, or unusable for this sort
                                         (read-only, keys and values overlapping) */
     CLRADIX_ERROR_OUT_OF_RESOURCES,  /* a device or host allocation failed, or would exceed the device's limits */
@@ -106,7 +106,10 @@ typedef enum clradix_key_type {
 
 /* Per-call options. A NULL pointer, or every field zero, means: all bits, ascending.
    Fields may be added at the end in later versions; zero will always mean "default",
-   so zero-initialise the struct ({0}) before setting fields. */
+   so zero-initialise the struct ({0}) before setting fields. The calls of version 1.x read
+   exactly the three fields below; a field added later is read only from callers that say
+   their struct has it, so a program built against an older header is never read past
+   the end of its struct. */
 typedef struct clradix_options {
     unsigned begin_bit;   /* first bit that takes part in the sort (default 0) */
     unsigned end_bit;     /* one past the last; 0 means the key's width. The range is
@@ -170,8 +173,10 @@ CLRADIX_API cl_device_id clradix_sorter_device(const clradix_sorter *sorter);
 
 /* The compiler's log of the last build of this sorter's kernels that failed; sorter NULL:
    of the last clradix_sorter_create that failed to build in the calling thread. An empty
-   string when there is none; never NULL. Valid until the next call on the same sorter
-   (or, for NULL, the next create in this thread). */
+   string when there is none; never NULL. Valid until the sorter is released, whatever
+   other threads do meanwhile (or, for NULL, until the next create in this thread).
+   Kernels are compiled on a variant's first use without blocking sorts of variants
+   already built; threads that need the same variant wait for that one build. */
 CLRADIX_API const char *clradix_build_log(const clradix_sorter *sorter);
 
 /* ---------------------------------------------------------------------------------
@@ -184,6 +189,9 @@ CLRADIX_API const char *clradix_build_log(const clradix_sorter *sorter);
  * overrides both. Zero fields mean "keep the value from the table".
  * ------------------------------------------------------------------------------ */
 
+/* The calls below read and write exactly the eight fields of version 1.0, field by field,
+   in every 1.x version: fields added later will come with calls that are told the size of
+   the caller's struct, so no call writes or reads past the end of a program's struct. */
 typedef struct clradix_tuning {
     unsigned radix_bits;       /* RADIX_BITS: bits sorted per pass, 1..8 */
     unsigned work_group_size;  /* WG: work-items per group of the sort kernels, a power of two */
@@ -276,7 +284,10 @@ CLRADIX_API clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_qu
  *
  * Copies the arrays to the device, sorts them and copies them back before returning.
  * queue may be NULL: the sorter then uses an in-order queue of its own (one per call in
- * flight). keys (and values) must not be NULL, also when n is 0. On error the arrays are
+ * flight). keys (and values) must not be NULL, also when n is 0. A device whose byte order
+ * differs from the host's would misread the host's keys: CLRADIX_ERROR_UNSUPPORTED (the
+ * device-buffer calls read keys, and write 8-byte indices, in the device's byte order).
+ * On error the arrays are
  * as they were; only a device that fails while it copies the result back can leave them
  * otherwise. Memory: the device buffers, the temporaries of the device-buffer calls, and
  * for pairs a host copy of the values.

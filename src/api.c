@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,23 +17,46 @@ static size_t smaller(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+static int host_is_little_endian(void)
+{
+    const uint16_t probe = 1;
+    return *(const unsigned char *)&probe == 1;
+}
+
 static clradix_status query_limits(cl_device_id device, device_limits *limits)
 {
-    size_t item_sizes[3] = { 0 };
-    size_t max_wg = 0;
+    size_t max_wg = 0, *item_sizes = NULL;
+    cl_uint dimensions = 0;
+    cl_bool little_endian = CL_TRUE;
+    clradix_status status = CLRADIX_ERROR_OPENCL;
     if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof limits->type, &limits->type, NULL) != CL_SUCCESS
         || clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof limits->compute_units, &limits->compute_units,
                            NULL) != CL_SUCCESS
         || clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL) != CL_SUCCESS
-        || clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes, NULL) != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dimensions, &dimensions, NULL)
+               != CL_SUCCESS
+        || dimensions < 1
         || clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof limits->local_mem, &limits->local_mem, NULL)
                != CL_SUCCESS
         || clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof limits->max_alloc, &limits->max_alloc, NULL)
                != CL_SUCCESS
         || clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof limits->global_mem, &limits->global_mem, NULL)
-               != CL_SUCCESS)
-        return CLRADIX_ERROR_OPENCL;
-    limits->max_wg = smaller(max_wg, item_sizes[0]);
+               != CL_SUCCESS
+        || clGetDeviceInfo(device, CL_DEVICE_ENDIAN_LITTLE, sizeof little_endian, &little_endian, NULL) != CL_SUCCESS)
+        return status;
+    /* As many sizes as the device has dimensions, which may be more than three. */
+    item_sizes = calloc(dimensions, sizeof *item_sizes);
+    if (!item_sizes)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dimensions * sizeof *item_sizes, item_sizes, NULL)
+        == CL_SUCCESS) {
+        limits->max_wg = smaller(max_wg, item_sizes[0]);
+        status = CLRADIX_SUCCESS;
+    }
+    free(item_sizes);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    limits->host_byte_order = !little_endian == !host_is_little_endian();
 #ifdef CLRADIX_TESTING
     size_t local_mem = (size_t)limits->local_mem;
     testing_device_limits(&local_mem, &limits->max_wg, &limits->max_alloc, &limits->global_mem);
@@ -45,7 +69,9 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &extensions_size) == CL_SUCCESS
         && (extensions = calloc(1, extensions_size + 1)) != NULL)
         clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, extensions_size, extensions, NULL);
-    limits->int64 = !strcmp(profile, "FULL_PROFILE") || (extensions && strstr(extensions, "cles_khr_int64"));
+    const int full_profile = !strcmp(profile, "FULL_PROFILE");
+    limits->int64_extension = !full_profile && extensions && strstr(extensions, "cles_khr_int64");
+    limits->int64 = full_profile || limits->int64_extension;
     free(extensions);
     if (limits->compute_units == 0)
         limits->compute_units = 1;
@@ -81,8 +107,9 @@ void clradix_sorter_release(clradix_sorter *sorter)
         clReleaseContext(sorter->context);
     if (sorter->device)
         clReleaseDevice(sorter->device);
+    build_logs_free(sorter);
+    pthread_cond_destroy(&sorter->program_built);
     pthread_mutex_destroy(&sorter->lock);
-    free(sorter->build_log);
     free(sorter);
 }
 
@@ -123,6 +150,12 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
         free(sorter);
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     }
+    if (pthread_cond_init(&sorter->program_built, NULL) != 0) {
+        pthread_mutex_destroy(&sorter->lock);
+        clReleaseContext(context);
+        free(sorter);
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    }
     if (clRetainDevice(device) == CL_SUCCESS)
         sorter->device = device;
     else
@@ -136,7 +169,7 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
     if (status == CLRADIX_SUCCESS)
         status = program_get(sorter, 4, 0, &program);  /* the common variant; a broken device fails here */
     if (status != CLRADIX_SUCCESS) {
-        build_log_set_thread(sorter->build_log);
+        build_log_set_thread(sorter);
         clradix_sorter_release(sorter);
         return status;
     }
@@ -163,16 +196,7 @@ clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tunin
 {
     if (!sorter || !tuning)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    const radix_params *p = &sorter->programs[0][0].params;  /* built at creation */
-    memset(tuning, 0, sizeof *tuning);
-    tuning->radix_bits = p->radix_bits;
-    tuning->work_group_size = p->wg;
-    tuning->keys_per_item = p->kpt;
-    tuning->rank_bits = p->rank_bits;
-    tuning->groups_per_unit = p->groups_per_cu;
-    tuning->hist_copies = p->hist_copies;
-    tuning->fused = p->fused ? 2 : 1;
-    tuning->small_n = p->small_n ? p->small_n : 1;
+    tuning_report(&sorter->programs[0][0].params, tuning);  /* built at creation */
     return CLRADIX_SUCCESS;
 }
 
@@ -199,6 +223,15 @@ static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type 
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (r->key_bytes == 8 && !sorter->limits.int64)
         return CLRADIX_ERROR_UNSUPPORTED;  /* an embedded-profile device without 64-bit integers */
+    return CLRADIX_SUCCESS;
+}
+
+/* The bytes of the keys and values of r (type, n and value size set): an n whose sizes
+   overflow size_t is beyond what the host can address. */
+static clradix_status check_sizes(sort_request *r)
+{
+    if (!size_mul(r->n, r->key_bytes, &r->keys_size) || !size_mul(r->n, r->value_size, &r->values_size))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
     return CLRADIX_SUCCESS;
 }
 
@@ -281,10 +314,11 @@ static clradix_status check_device_call(const clradix_sorter *sorter, cl_command
         status = check_wait_list(sorter, num_wait, wait_list);
     buffer_span key_span, value_span;
     if (status == CLRADIX_SUCCESS)
-        status = check_buffer(sorter, r->keys, r->n * r->key_bytes, !r->argsort, &key_span);
+        status = check_buffer(sorter, r->keys, r->keys_size, !r->argsort, &key_span);
     if (status == CLRADIX_SUCCESS && r->values) {
-        status = check_buffer(sorter, r->values, r->n * r->value_size, 1, &value_span);
-        const size_t key_end = key_span.offset + r->n * r->key_bytes, value_end = value_span.offset + r->n * r->value_size;
+        status = check_buffer(sorter, r->values, r->values_size, 1, &value_span);
+        /* Both spans lie within their root buffer, so these sums do not overflow. */
+        const size_t key_end = key_span.offset + r->keys_size, value_end = value_span.offset + r->values_size;
         if (status == CLRADIX_SUCCESS && key_span.root == value_span.root && r->n > 0
             && key_span.offset < value_end && value_span.offset < key_end)
             status = CLRADIX_ERROR_INVALID_BUFFER;  /* keys and values overlap */
@@ -295,16 +329,6 @@ static clradix_status check_device_call(const clradix_sorter *sorter, cl_command
 /* ---------------------------------------------------------------------------------
  * Device buffers
  * ------------------------------------------------------------------------------ */
-
-static clradix_status locked_dispatch(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
-                                      cl_uint num_wait, const cl_event *wait_list, cl_event *event)
-{
-    /* Kernel arguments are shared state: one sort sets and enqueues them at a time. */
-    pthread_mutex_lock(&sorter->lock);
-    clradix_status status = dispatch_sort(sorter, queue, r, num_wait, wait_list, event);
-    pthread_mutex_unlock(&sorter->lock);
-    return status;
-}
 
 /* The checks and the dispatch of every device-buffer call. */
 static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
@@ -322,10 +346,12 @@ static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue
     r.values = values;
     r.value_size = value_size;
     r.argsort = argsort;
-    status = check_device_call(sorter, queue, num_wait, wait_list, &r);
+    status = check_sizes(&r);
+    if (status == CLRADIX_SUCCESS)
+        status = check_device_call(sorter, queue, num_wait, wait_list, &r);
     if (status != CLRADIX_SUCCESS)
         return status;
-    return locked_dispatch(sorter, queue, &r, num_wait, wait_list, event);
+    return dispatch_sort(sorter, queue, &r, num_wait, wait_list, event);
 }
 
 clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
@@ -397,7 +423,7 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (r->n == 0 || (r->begin_bit == r->end_bit && !r->argsort))
         return CLRADIX_SUCCESS;
-    const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->n * r->value_size;
+    const size_t key_bytes = r->keys_size, value_bytes = r->values_size;
     if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     const cl_command_queue callers_queue = queue;
@@ -418,7 +444,7 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
 
     cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS)
-        status = locked_dispatch(sorter, queue, r, 0, NULL, &sorted);
+        status = dispatch_sort(sorter, queue, r, 0, NULL, &sorted);
     if (status == CLRADIX_SUCCESS) {
         /* The caller's arrays end either as they were or sorted, each key with its value:
            the values wait in a staging area until the keys are read. Argsort reads only the
@@ -459,6 +485,11 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
         return status;
     r.value_size = value_size;
     r.argsort = argsort;
+    status = check_sizes(&r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    if (!sorter->limits.host_byte_order)
+        return CLRADIX_ERROR_UNSUPPORTED;  /* the device would read the host's integers wrong */
     return sort_host(sorter, queue, &r, keys, values);
 }
 

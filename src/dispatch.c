@@ -138,11 +138,11 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
     const size_t word = sizeof(cl_uint), radix = (size_t)1 << params->radix_bits, table = radix * plan->groups;
     for (int i = 0; i < SCRATCH_SLOTS; ++i)
         bytes[i] = 0;
-    bytes[SCRATCH_KEYS] = r->n * r->key_bytes;
+    bytes[SCRATCH_KEYS] = r->keys_size;
     if (r->argsort && passes > 1)
-        bytes[SCRATCH_KEYS_2] = r->n * r->key_bytes;
+        bytes[SCRATCH_KEYS_2] = r->keys_size;
     if (r->values)
-        bytes[SCRATCH_VALUES] = r->n * r->value_size;
+        bytes[SCRATCH_VALUES] = r->values_size;
     bytes[SCRATCH_TABLE_ALL] = passes * table * word;
     if (params->fused)
         bytes[SCRATCH_PARTIALS] = plan->groups * table * word;
@@ -303,57 +303,67 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
     return err;
 }
 
+/* Enqueues the sort with program p (NULL when nothing needs one); caller holds the lock. */
+static cl_int enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r,
+                           unsigned passes, clradix_status *refused)
+{
+    key_args k;
+    make_key_args(r, &k);
+    if (p && r->n <= p->params.small_n)
+        return enqueue_small(c, p, r, &k);
+    if (passes == 0)
+        return p ? enqueue_iota(c, p, r->values, (cl_uint)r->n) : CL_SUCCESS;  /* argsort of an empty bit range */
+
+    sort_plan plan;
+    plan_sort(&p->params, &sorter->limits, r->n, &plan);
+    size_t bytes[SCRATCH_SLOTS];
+    cl_ulong total = 0;
+    scratch_needs(&p->params, &plan, r, passes, bytes);
+    for (int i = 0; i < SCRATCH_SLOTS; ++i) {
+        if (bytes[i] > sorter->limits.max_alloc)
+            *refused = CLRADIX_ERROR_OUT_OF_RESOURCES;
+        total += bytes[i];
+    }
+    /* More than the device has, before anything of the caller's; or a table too large to scan. */
+    if (total > sorter->limits.global_mem || plan.level_groups[plan.levels - 1] != 1)
+        *refused = CLRADIX_ERROR_OUT_OF_RESOURCES;
+    if (*refused != CLRADIX_SUCCESS)
+        return CL_SUCCESS;
+    scratch *s = scratch_acquire(sorter);
+    cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
+    if (err == CL_SUCCESS)
+        err = enqueue_passes(c, p, &plan, r, &k, passes, s);
+    scratch_return(sorter, s, c->last);  /* reused once this sort is over */
+    return err;
+}
+
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
-    chain c = { queue, num_wait, wait_list, NULL };
     const unsigned radix_bits = sorter->params.radix_bits;  /* the same in every variant */
     const unsigned passes = r->n ? (r->end_bit - r->begin_bit + radix_bits - 1) / radix_bits : 0;
+    if (r->keys_size > sorter->limits.max_alloc || r->values_size > sorter->limits.max_alloc)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
     radix_program *p = NULL;
     if (passes > 0 || (r->argsort && r->n > 0)) {
         clradix_status status = program_get(sorter, r->key_bytes, r->values ? (unsigned)r->value_size : 0, &p);
         if (status != CLRADIX_SUCCESS)
             return status;
     }
-    const size_t key_bytes = r->n * r->key_bytes, value_bytes = r->values ? r->n * r->value_size : 0;
-    if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
 
-    key_args k;
-    make_key_args(r, &k);
-    scratch *s = NULL;
-    cl_int err = CL_SUCCESS;
-    if (p && r->n <= p->params.small_n) {
-        err = enqueue_small(&c, p, r, &k);
-    } else if (passes == 0 && p) {
-        err = enqueue_iota(&c, p, r->values, (cl_uint)r->n);  /* argsort of an empty bit range */
-    } else if (passes > 0) {
-        sort_plan plan;
-        plan_sort(&p->params, &sorter->limits, r->n, &plan);
-        if (plan.level_groups[plan.levels - 1] != 1)
-            return CLRADIX_ERROR_OUT_OF_RESOURCES;
-        size_t bytes[SCRATCH_SLOTS], total = 0;
-        scratch_needs(&p->params, &plan, r, passes, bytes);
-        for (int i = 0; i < SCRATCH_SLOTS; ++i) {
-            if (bytes[i] > sorter->limits.max_alloc)
-                return CLRADIX_ERROR_OUT_OF_RESOURCES;
-            total += bytes[i];
-        }
-        if (total > sorter->limits.global_mem)  /* more than the device has, before anything of the caller's */
-            return CLRADIX_ERROR_OUT_OF_RESOURCES;
-        s = scratch_acquire(sorter);
-        err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
-        if (err == CL_SUCCESS)
-            err = enqueue_passes(&c, p, &plan, r, &k, passes, s);
-    }
-    if (err == CL_SUCCESS && !c.last && event)  /* nothing to do: an event that follows the wait list */
-        err = chain_marker(&c);
+    /* Kernel arguments are shared state: one sort sets and enqueues them at a time. */
+    chain c = { queue, num_wait, wait_list, NULL };
+    clradix_status refused = CLRADIX_SUCCESS;
+    pthread_mutex_lock(&sorter->lock);
+    cl_int err = enqueue_sort(sorter, &c, p, r, passes, &refused);
+    if (err == CL_SUCCESS && refused == CLRADIX_SUCCESS && !c.last && event)
+        err = chain_marker(&c);  /* nothing to do: an event that follows the wait list */
+    pthread_mutex_unlock(&sorter->lock);
 
-    scratch_return(sorter, s, c.last);  /* reused once this sort is over */
-    if (err != CL_SUCCESS) {
+    if (err != CL_SUCCESS || refused != CLRADIX_SUCCESS) {
         if (c.last)
             clReleaseEvent(c.last);
-        return status_from_cl(err);
+        return refused != CLRADIX_SUCCESS ? refused : status_from_cl(err);
     }
     if (event)
         *event = c.last;

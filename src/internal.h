@@ -5,6 +5,7 @@
 #include "clradix.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,24 @@ typedef struct device_limits {
     cl_ulong max_alloc;
     cl_ulong global_mem;
     int int64;               /* 64-bit integers in kernels: full profile, or cles_khr_int64 */
+    int int64_extension;     /* ... through cles_khr_int64, which the kernels must enable */
+    int host_byte_order;     /* the device stores integers in the host's byte order */
 } device_limits;
+
+/* *product = a * b, or 0 when the product does not fit size_t (which the test build can
+   narrow, to check on a 64-bit host what overflows on a 32-bit one). */
+static inline int size_mul(size_t a, size_t b, size_t *product)
+{
+#ifdef CLRADIX_TESTING
+    const size_t max = testing_size_max();
+#else
+    const size_t max = SIZE_MAX;
+#endif
+    if (a != 0 && b > max / a)
+        return 0;
+    *product = a * b;
+    return 1;
+}
 
 /* Program variants: key width x value size class. */
 enum { KEY_CLASSES = 2, VALUE_CLASSES = 4 };
@@ -61,8 +79,9 @@ typedef struct scratch {
     cl_event last_use;   /* the end of the last sort that used it */
 } scratch;
 
+enum program_state { PROGRAM_NONE, PROGRAM_READY, PROGRAM_FAILED, PROGRAM_BUILDING };
 typedef struct radix_program {
-    int built;               /* 0: not yet, 1: ready, -1: the build failed */
+    enum program_state state; /* FAILED: a compile error, final; NONE again after other failures */
     radix_params params;     /* after clamping to this variant's local memory and kernels */
     cl_program program;
     cl_kernel histogram_all, histogram, plan, gather, scan, scan_add, scatter, copy_back;
@@ -70,12 +89,21 @@ typedef struct radix_program {
     cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
 } radix_program;
 
+/* A compiler log, kept until the sorter is released (clradix_build_log hands it out). */
+typedef struct build_log {
+    struct build_log *older;
+    char text[];
+} build_log;
+
 struct clradix_sorter {
     cl_context context;
     cl_device_id device;
     device_limits limits;
     radix_params params;              /* requested, before per-variant clamping */
-    pthread_mutex_t lock;             /* guards programs, idle_queues, build_log and kernel arguments */
+    /* Guards program states, idle_queues, scratch_pool, logs and kernel arguments; never
+       held while a program compiles, so sorts of built variants go on meanwhile. */
+    pthread_mutex_t lock;
+    pthread_cond_t program_built;     /* signalled when a build ends */
     /* In-order queues of the sorter's own for host-array calls without a queue, one per
        call in flight, so that threads never share one (POCL's basic device can deadlock
        when several threads use one queue) and their sorts overlap. */
@@ -84,12 +112,14 @@ struct clradix_sorter {
     scratch *scratch_pool[SCRATCH_POOL];  /* temporaries of earlier sorts, for reuse */
     unsigned scratch_count;
     radix_program programs[KEY_CLASSES][VALUE_CLASSES];
-    char *build_log;
+    build_log *logs;                  /* newest first */
 };
 
 /* tuning.c */
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
                              radix_params *params);
+/* The 1.0 fields of tuning from params (what clradix_sorter_tuning reports). */
+void tuning_report(const radix_params *params, clradix_tuning *tuning);
 /* Shrinks params until every kernel of the variant fits local_mem bytes of local memory,
    or until a work-group size the kernels cannot exceed (a power of two); 0 when impossible. */
 int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes);
@@ -102,11 +132,15 @@ void cache_key(cl_device_id device, const char *const *sources, int count, const
 unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
 void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);
 
-/* program.c: build (once) the variant for key_bytes and value_bytes; caller holds the lock. */
+/* program.c: the variant for key_bytes and value_bytes, built on first use (once; threads
+   that need it meanwhile wait for that build, others go on). The caller must not hold the
+   sorter's lock. */
 clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
                            radix_program **program);
 void program_release(radix_program *program);
-void build_log_set_thread(const char *log);
+void build_logs_free(clradix_sorter *sorter);
+/* The thread's copy of the newest log of sorter (NULL: none), for clradix_build_log(NULL). */
+void build_log_set_thread(const clradix_sorter *sorter);
 
 /* scratch.c; the caller holds the sorter's lock. */
 scratch *scratch_acquire(clradix_sorter *sorter);  /* NULL: out of host memory */
@@ -116,13 +150,14 @@ cl_int scratch_reserve(cl_context context, scratch *s, const size_t bytes[SCRATC
 void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use);
 void scratch_free(scratch *s);
 
-/* dispatch.c: enqueue one validated sort; caller holds the lock. */
+/* dispatch.c: enqueue one validated sort; the caller must not hold the sorter's lock. */
 typedef struct sort_request {
     clradix_key_type type;
     unsigned key_bytes;
     cl_mem keys;             /* sorted in place; only read by argsort */
     cl_mem values;           /* NULL: keys only; argsort: receives the indices */
     size_t value_size, n;
+    size_t keys_size, values_size;  /* bytes: n * key_bytes, n * value_size */
     unsigned begin_bit, end_bit;
     int descending;
     int argsort;

@@ -18,22 +18,52 @@ enum { SOURCE_COUNT = sizeof source_files / sizeof source_files[0] };
 
 static _Thread_local char *thread_build_log;
 
-void build_log_set_thread(const char *log)
+/* Keeps text (a malloc'd string, or NULL) as the sorter's newest log, until release. */
+static void add_log(clradix_sorter *sorter, char *text)
 {
+    if (!text)
+        return;
+    const size_t length = strlen(text);
+    build_log *log = malloc(sizeof *log + length + 1);
+    if (log) {
+        memcpy(log->text, text, length + 1);
+        pthread_mutex_lock(&sorter->lock);
+        log->older = sorter->logs;
+        sorter->logs = log;
+        pthread_mutex_unlock(&sorter->lock);
+    }
+    free(text);
+}
+
+void build_logs_free(clradix_sorter *sorter)
+{
+    while (sorter->logs) {
+        build_log *older = sorter->logs->older;
+        free(sorter->logs);
+        sorter->logs = older;
+    }
+}
+
+static const char *newest_log(const clradix_sorter *sorter)
+{
+    pthread_mutex_t *lock = (pthread_mutex_t *)&sorter->lock;  /* reading, under the writers' lock */
+    pthread_mutex_lock(lock);
+    const char *text = sorter->logs ? sorter->logs->text : NULL;
+    pthread_mutex_unlock(lock);
+    return text;
+}
+
+void build_log_set_thread(const clradix_sorter *sorter)
+{
+    const char *log = sorter ? newest_log(sorter) : NULL;
     free(thread_build_log);
     thread_build_log = log ? strdup(log) : NULL;
 }
 
 const char *clradix_build_log(const clradix_sorter *sorter)
 {
-    const char *log = sorter ? sorter->build_log : thread_build_log;
+    const char *log = sorter ? newest_log(sorter) : thread_build_log;
     return log ? log : "";
-}
-
-static void set_log(clradix_sorter *sorter, char *log)
-{
-    free(sorter->build_log);
-    sorter->build_log = log;
 }
 
 static char *read_file(const char *dir, const char *name)
@@ -75,7 +105,7 @@ static clradix_status load_sources(clradix_sorter *sorter, const char *texts[SOU
                 char *log = malloc(4200);
                 if (log)
                     snprintf(log, 4200, "clradix: cannot read %s/%s (CLRADIX_KERNEL_DIR)", dir, source_files[i]);
-                set_log(sorter, log);
+                add_log(sorter, log);
                 return CLRADIX_ERROR_BUILD_FAILED;
             }
         } else {
@@ -86,7 +116,7 @@ static clradix_status load_sources(clradix_sorter *sorter, const char *texts[SOU
                 char *log = malloc(200);
                 if (log)
                     snprintf(log, 200, "clradix: %s is not embedded in this library", source_files[i]);
-                set_log(sorter, log);
+                add_log(sorter, log);
                 return CLRADIX_ERROR_BUILD_FAILED;
             }
         }
@@ -136,50 +166,12 @@ static void store_binary(cl_program program, const uint64_t key[2])
     free(binary);
 }
 
-/* Builds p with p->params. Where a kernel cannot run that shape (its own work-group limit
-   or local memory), shrinks p->params and sets *retry. */
-static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const char *const texts[SOURCE_COUNT],
-                                 unsigned key_bytes, unsigned value_bytes, int *retry)
+/* Creates the kernels of p and checks them against the device: where a kernel cannot run
+   p's shape (its own work-group limit, or local memory), shrinks p->params and sets
+   *retry. */
+static clradix_status create_kernels(const clradix_sorter *sorter, radix_program *p, unsigned value_bytes, int *retry)
 {
     const radix_params *q = &p->params;
-    char options[512];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
-             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u",
-             key_bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
-             q->max_groups, q->small_n, q->scan_wg);
-    *retry = 0;
-
-    cl_int err = CL_SUCCESS;
-    uint64_t key[2];
-    cache_key(sorter->device, texts, SOURCE_COUNT, options, key);
-    size_t length = 0;
-    unsigned char *binary = cache_load(key, &length);
-    if (binary) {  /* a compiled program from an earlier process; any trouble: compile instead */
-        const unsigned char *binaries[] = { binary };
-        cl_int binary_status = CL_SUCCESS;
-        p->program = clCreateProgramWithBinary(sorter->context, 1, &sorter->device, &length, binaries, &binary_status,
-                                               &err);
-        free(binary);
-        if (err != CL_SUCCESS || binary_status != CL_SUCCESS
-            || clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL) != CL_SUCCESS) {
-            if (p->program)
-                clReleaseProgram(p->program);
-            p->program = NULL;
-        }
-    }
-    if (!p->program) {
-        p->program = clCreateProgramWithSource(sorter->context, SOURCE_COUNT, (const char **)texts, NULL, &err);
-        if (err != CL_SUCCESS)
-            return status_from_cl(err);
-        err = clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL);
-        if (err != CL_SUCCESS) {
-            set_log(sorter, get_build_log(p->program, sorter->device));
-            return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
-                                                                                      : status_from_cl(err);
-        }
-        store_binary(p->program, key);
-    }
     /* scan: 1 when the kernel runs in groups of SCAN_WG rather than WG. */
     struct { cl_kernel *kernel; const char *name; int scan, wanted; } kernels[] = {
         { &p->histogram_all, "radix_histogram_all", 0, 1 },
@@ -196,6 +188,7 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
         if (!kernels[i].wanted)
             continue;
+        cl_int err;
         *kernels[i].kernel = clCreateKernel(p->program, kernels[i].name, &err);
         if (err != CL_SUCCESS)
             return status_from_cl(err);
@@ -214,18 +207,67 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
     return CLRADIX_SUCCESS;
 }
 
-clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes, radix_program **out)
+/* The program of the cache entry key, built; NULL when there is none or it does not load. */
+static cl_program load_cached(clradix_sorter *sorter, const uint64_t key[2], const char *options)
 {
-    const unsigned key_class = key_bytes == 8;
-    const unsigned value_class = value_bytes == 0 ? 0 : value_bytes == 4 ? 1 : value_bytes == 8 ? 2 : 3;
-    radix_program *p = &sorter->programs[key_class][value_class];
-    if (p->built == 1) {
-        *out = p;
-        return CLRADIX_SUCCESS;
-    }
-    if (p->built == -1)
-        return CLRADIX_ERROR_BUILD_FAILED;
+    size_t length = 0;
+    unsigned char *binary = cache_load(key, &length);
+    if (!binary)
+        return NULL;
+    const unsigned char *binaries[] = { binary };
+    cl_int binary_status = CL_SUCCESS, err;
+    cl_program program = clCreateProgramWithBinary(sorter->context, 1, &sorter->device, &length, binaries,
+                                                   &binary_status, &err);
+    free(binary);
+    if (err == CL_SUCCESS && binary_status == CL_SUCCESS
+        && clBuildProgram(program, 1, &sorter->device, options, NULL, NULL) == CL_SUCCESS)
+        return program;
+    if (program)
+        clReleaseProgram(program);
+    return NULL;
+}
 
+/* Builds p with p->params, from the disk cache when it has the program, else from the
+   sources. Where a kernel cannot run that shape, shrinks p->params and sets *retry. */
+static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const char *const texts[SOURCE_COUNT],
+                                 unsigned key_bytes, unsigned value_bytes, int *retry)
+{
+    const radix_params *q = &p->params;
+    char options[512];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
+             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u%s",
+             key_bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
+             q->max_groups, q->small_n, q->scan_wg, sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "");
+    *retry = 0;
+
+    uint64_t key[2];
+    cache_key(sorter->device, texts, SOURCE_COUNT, options, key);
+    p->program = load_cached(sorter, key, options);
+    if (p->program) {
+        clradix_status status = create_kernels(sorter, p, value_bytes, retry);
+        if (status == CLRADIX_SUCCESS || *retry)
+            return status;
+        program_release(p);  /* the cache must never make a build fail: compile instead */
+    }
+
+    cl_int err;
+    p->program = clCreateProgramWithSource(sorter->context, SOURCE_COUNT, (const char **)texts, NULL, &err);
+    if (err != CL_SUCCESS)
+        return status_from_cl(err);
+    err = clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        add_log(sorter, get_build_log(p->program, sorter->device));
+        return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
+                                                                                  : status_from_cl(err);
+    }
+    store_binary(p->program, key);
+    return create_kernels(sorter, p, value_bytes, retry);
+}
+
+/* Builds the variant into p, shrinking its shape until the device can run it. */
+static clradix_status build(clradix_sorter *sorter, radix_program *p, unsigned key_bytes, unsigned value_bytes)
+{
     const char *texts[SOURCE_COUNT];
     int owned[SOURCE_COUNT];
     clradix_status status = load_sources(sorter, texts, owned);
@@ -245,12 +287,65 @@ clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned 
     for (int i = 0; i < SOURCE_COUNT; ++i)
         if (owned[i])
             free((char *)texts[i]);
-    if (status != CLRADIX_SUCCESS) {
+    if (status != CLRADIX_SUCCESS)
         program_release(p);
-        p->built = status == CLRADIX_ERROR_BUILD_FAILED ? -1 : 0;
-        return status;
+    return status;
+}
+
+clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes, radix_program **out)
+{
+    const unsigned key_class = key_bytes == 8;
+    const unsigned value_class = value_bytes == 0 ? 0 : value_bytes == 4 ? 1 : value_bytes == 8 ? 2 : 3;
+    radix_program *p = &sorter->programs[key_class][value_class];
+
+    pthread_mutex_lock(&sorter->lock);
+    while (p->state == PROGRAM_BUILDING)  /* another thread builds it */
+        pthread_cond_wait(&sorter->program_built, &sorter->lock);
+    const enum program_state state = p->state;
+    if (state == PROGRAM_NONE)
+        p->state = PROGRAM_BUILDING;
+    pthread_mutex_unlock(&sorter->lock);
+    if (state == PROGRAM_READY) {
+        *out = p;
+        return CLRADIX_SUCCESS;
     }
-    p->built = 1;
+    if (state == PROGRAM_FAILED)
+        return CLRADIX_ERROR_BUILD_FAILED;
+
+    /* Built outside the lock, into a copy that no other thread sees until it is ready. */
+    radix_program built = { 0 };
+    const clradix_status status = build(sorter, &built, key_bytes, value_bytes);
+    pthread_mutex_lock(&sorter->lock);
+    if (status == CLRADIX_SUCCESS)
+        *p = built;
+    p->state = status == CLRADIX_SUCCESS ? PROGRAM_READY
+             : status == CLRADIX_ERROR_BUILD_FAILED ? PROGRAM_FAILED : PROGRAM_NONE;
+    pthread_cond_broadcast(&sorter->program_built);
+    pthread_mutex_unlock(&sorter->lock);
     *out = p;
+    return status;
+}
+
+#ifdef CLRADIX_TESTING
+clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
+                                       clradix_tuning *shape, cl_ulong *local_bytes)
+{
+    radix_program *p;
+    clradix_status status = program_get(sorter, key_bytes, value_bytes, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    tuning_report(&p->params, shape);
+    const cl_kernel kernels[] = { p->histogram_all, p->histogram, p->plan, p->gather, p->scan,
+                                  p->scan_add, p->scatter, p->copy_back, p->sort_small, p->iota };
+    *local_bytes = 0;
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
+        cl_ulong local = 0;
+        if (kernels[i]
+            && clGetKernelWorkGroupInfo(kernels[i], sorter->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local,
+                                        NULL) != CL_SUCCESS)
+            return CLRADIX_ERROR_OPENCL;
+        *local_bytes = local > *local_bytes ? local : *local_bytes;
+    }
     return CLRADIX_SUCCESS;
 }
+#endif

@@ -25,21 +25,51 @@ static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
        that fit the caches; POCL runs a work-group on one thread. Measured on POCL 3.1. */
     { NULL, CL_DEVICE_TYPE_CPU, NULL, { 8, 1, 65536, 8, 1, 1, 2, 65536 }, "CPUs" },
-    /* GPUs (published designs: 8-bit digits, 256 work-items, 8-16 keys each, many groups);
-       8-bit digits ranked in two 4-bit rounds to keep the counters small. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 }, "NVIDIA GPUs" },
-    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 16, 4, 8, 4, 1, 4096 }, "AMD GPUs" },
+    /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
+       4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
+       exactly this shape in 48 KiB of local memory (NVIDIA's limit per group; AMD and
+       Intel have 64). Other variants use smaller tiles where they must: README.md lists
+       them. Not yet measured on a GPU. */
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "NVIDIA GPUs" },
+    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "AMD GPUs" },
     { "Intel", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "Intel GPUs" },
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 2, 1, 2048 }, "other GPUs" },
+    /* Other GPUs: 32-bit keys as given in 32 KiB. */
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 128, 8, 4, 8, 2, 1, 1024 }, "other GPUs" },
     /* Anything else: small, conservative shape. */
     { NULL, CL_DEVICE_TYPE_ALL, NULL, { 4, 64, 4, 4, 4, 2, 1, 256 }, "any other device" },
 };
+
+/* The fields of clradix_tuning in version 1.0, by their CLRADIX_TUNING names. The calls
+   read and write these and no others, so that a caller's struct from an older header is
+   never read or written past its end (see clradix.h). */
+static const struct { const char *name; size_t offset; } tuning_fields[] = {
+    { "RADIX_BITS", offsetof(clradix_tuning, radix_bits) },
+    { "WG", offsetof(clradix_tuning, work_group_size) },
+    { "KPT", offsetof(clradix_tuning, keys_per_item) },
+    { "RANK_BITS", offsetof(clradix_tuning, rank_bits) },
+    { "GROUPS_PER_CU", offsetof(clradix_tuning, groups_per_unit) },
+    { "HIST_COPIES", offsetof(clradix_tuning, hist_copies) },
+    { "FUSED", offsetof(clradix_tuning, fused) },
+    { "SMALL_N", offsetof(clradix_tuning, small_n) },
+};
+enum { TUNING_FIELDS = sizeof tuning_fields / sizeof tuning_fields[0] };
+
+static unsigned *tuning_field(clradix_tuning *tuning, size_t f)
+{
+    return (unsigned *)((char *)tuning + tuning_fields[f].offset);
+}
+
+static unsigned tuning_value(const clradix_tuning *tuning, size_t f)
+{
+    return *(const unsigned *)((const char *)tuning + tuning_fields[f].offset);
+}
 
 clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tuning, const char **devices)
 {
     if (!tuning || index >= sizeof tuning_table / sizeof tuning_table[0])
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    *tuning = tuning_table[index].params;
+    for (size_t f = 0; f < TUNING_FIELDS; ++f)
+        *tuning_field(tuning, f) = tuning_value(&tuning_table[index].params, f);
     if (devices)
         *devices = tuning_table[index].devices;
     return CLRADIX_SUCCESS;
@@ -65,11 +95,9 @@ static clradix_status apply_overrides(const clradix_tuning *tuning, clradix_tuni
         || (tuning->work_group_size && (!is_power_of_two(tuning->work_group_size) || tuning->work_group_size > 65536))
         || (tuning->hist_copies && !is_power_of_two(tuning->hist_copies)))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    const unsigned *from = &tuning->radix_bits;
-    unsigned *to = &row->radix_bits;
-    for (size_t i = 0; i < sizeof *tuning / sizeof(unsigned); ++i)
-        if (from[i])
-            to[i] = from[i];
+    for (size_t f = 0; f < TUNING_FIELDS; ++f)
+        if (tuning_value(tuning, f))
+            *tuning_field(row, f) = tuning_value(tuning, f);
     if (tuning->rank_bits && tuning->rank_bits > row->radix_bits)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (row->rank_bits > row->radix_bits)
@@ -80,16 +108,6 @@ static clradix_status apply_overrides(const clradix_tuning *tuning, clradix_tuni
 /* Parses "NAME=VALUE,NAME=VALUE" (names as the kernels' build options) into tuning. */
 static clradix_status parse_tuning(const char *text, clradix_tuning *tuning)
 {
-    static const struct { const char *name; size_t offset; } fields[] = {
-        { "RADIX_BITS", offsetof(clradix_tuning, radix_bits) },
-        { "WG", offsetof(clradix_tuning, work_group_size) },
-        { "KPT", offsetof(clradix_tuning, keys_per_item) },
-        { "RANK_BITS", offsetof(clradix_tuning, rank_bits) },
-        { "GROUPS_PER_CU", offsetof(clradix_tuning, groups_per_unit) },
-        { "HIST_COPIES", offsetof(clradix_tuning, hist_copies) },
-        { "FUSED", offsetof(clradix_tuning, fused) },
-        { "SMALL_N", offsetof(clradix_tuning, small_n) },
-    };
     while (*text) {
         const char *eq = strchr(text, '=');
         if (!eq)
@@ -100,12 +118,12 @@ static clradix_status parse_tuning(const char *text, clradix_tuning *tuning)
         if (end == eq + 1 || (*end && *end != ',') || value == 0 || value > 65536)
             return CLRADIX_ERROR_INVALID_ARGUMENT;
         size_t f = 0;
-        while (f < sizeof fields / sizeof fields[0]
-               && !(strlen(fields[f].name) == name_len && !strncmp(fields[f].name, text, name_len)))
+        while (f < TUNING_FIELDS
+               && !(strlen(tuning_fields[f].name) == name_len && !strncmp(tuning_fields[f].name, text, name_len)))
             ++f;
-        if (f == sizeof fields / sizeof fields[0])
+        if (f == TUNING_FIELDS)
             return CLRADIX_ERROR_INVALID_ARGUMENT;
-        *(unsigned *)((char *)tuning + fields[f].offset) = (unsigned)value;
+        *tuning_field(tuning, f) = (unsigned)value;
         text = *end ? end + 1 : end;
     }
     return CLRADIX_SUCCESS;
@@ -117,6 +135,23 @@ static unsigned round_down_pow2(size_t v)
     while ((size_t)p * 2 <= v)
         p *= 2;
     return p;
+}
+
+/* The kernel parameters of the chosen row on a device with these limits, before fitting
+   each variant to local memory. */
+static void params_from(const clradix_tuning *chosen, const device_limits *limits, radix_params *params)
+{
+    const unsigned max_wg = round_down_pow2(limits->max_wg);
+    params->radix_bits = chosen->radix_bits;
+    params->rank_bits = chosen->rank_bits;
+    params->wg = chosen->work_group_size < max_wg ? chosen->work_group_size : max_wg;
+    params->kpt = chosen->keys_per_item;
+    params->groups_per_cu = chosen->groups_per_unit;
+    params->hist_copies = chosen->hist_copies < params->wg ? chosen->hist_copies : params->wg;
+    params->max_groups = limits->compute_units * chosen->groups_per_unit;
+    params->fused = chosen->fused == 2 && params->max_groups <= FUSED_GROUPS_MAX;
+    params->small_n = chosen->small_n > 1 ? chosen->small_n : 0;
+    params->scan_wg = 256 < max_wg ? 256 : max_wg;
 }
 
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
@@ -145,19 +180,21 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
         if (status != CLRADIX_SUCCESS)
             return status;
     }
-
-    const unsigned max_wg = round_down_pow2(limits->max_wg);
-    params->radix_bits = chosen.radix_bits;
-    params->rank_bits = chosen.rank_bits;
-    params->wg = chosen.work_group_size < max_wg ? chosen.work_group_size : max_wg;
-    params->kpt = chosen.keys_per_item;
-    params->groups_per_cu = chosen.groups_per_unit;
-    params->hist_copies = chosen.hist_copies < params->wg ? chosen.hist_copies : params->wg;
-    params->max_groups = limits->compute_units * chosen.groups_per_unit;
-    params->fused = chosen.fused == 2 && params->max_groups <= FUSED_GROUPS_MAX;
-    params->small_n = chosen.small_n > 1 ? chosen.small_n : 0;
-    params->scan_wg = 256 < max_wg ? 256 : max_wg;
+    params_from(&chosen, limits, params);
     return CLRADIX_SUCCESS;
+}
+
+void tuning_report(const radix_params *p, clradix_tuning *tuning)
+{
+    /* Field by field: only the fields of version 1.0 (see clradix_tuning). */
+    tuning->radix_bits = p->radix_bits;
+    tuning->work_group_size = p->wg;
+    tuning->keys_per_item = p->kpt;
+    tuning->rank_bits = p->rank_bits;
+    tuning->groups_per_unit = p->groups_per_cu;
+    tuning->hist_copies = p->hist_copies;
+    tuning->fused = p->fused ? 2 : 1;
+    tuning->small_n = p->small_n ? p->small_n : 1;
 }
 
 int tuning_halve_wg(radix_params *params, int scan_kernel)
@@ -171,31 +208,54 @@ int tuning_halve_wg(radix_params *params, int scan_kernel)
     return 1;
 }
 
-int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes)
+/* Elements an array of n takes with the spare words of PAD in cl/common.cl. */
+static size_t padded(size_t n)
+{
+    return n + n / 32;
+}
+
+/* Bytes of local memory the kernels of a variant use (cl/: the arrays they declare). */
+typedef struct local_needs {
+    size_t histogram, scatter, small, scan;
+} local_needs;
+
+static local_needs local_needs_of(const radix_params *params, unsigned key_bytes, unsigned value_bytes)
 {
     const size_t word = sizeof(cl_uint), item = key_bytes + value_bytes;
+    const size_t radix = (size_t)1 << params->radix_bits, rank_radix = (size_t)1 << params->rank_bits;
+    const size_t passes = (8 * key_bytes + params->radix_bits - 1) / params->radix_bits;
+    const size_t tile = (size_t)params->wg * params->kpt;
+    /* Tiles are padded (TILE_AT) when several work-items rank them. */
+    const size_t tile_items = params->wg > 1 ? padded(tile) : tile;
+    const size_t small_items = params->wg > 1 ? padded(params->small_n) : params->small_n;
+    const size_t counters = padded(rank_radix * params->wg);
+    local_needs needs;
+    needs.histogram = word * params->hist_copies * (passes * radix + 1);  /* radix_histogram_all */
+    needs.scatter = 2 * tile_items * item
+        + word * (counters + radix + padded(radix) + 1 + (params->fused ? radix * params->max_groups : 0));
+    needs.small = params->small_n ? 2 * small_items * item + word * (counters + 1) : 0;
+    needs.scan = word * padded(2 * (size_t)params->scan_wg);
+    return needs;
+}
+
+int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes)
+{
     for (;;) {
-        const size_t radix = (size_t)1 << params->radix_bits, rank_radix = (size_t)1 << params->rank_bits;
-        const size_t passes = (8 * key_bytes + params->radix_bits - 1) / params->radix_bits;
-        const size_t histogram = word * params->hist_copies * passes * radix;  /* radix_histogram_all */
-        const size_t scatter = 2 * (size_t)params->wg * params->kpt * item
-            + word * (rank_radix * params->wg + 2 * radix + 1 + (params->fused ? radix * params->max_groups : 0));
-        const size_t small = 2 * (size_t)params->small_n * item + word * (rank_radix * params->wg + 1);
-        const size_t scan = word * 2 * params->scan_wg;
-        if (histogram > local_mem) {
+        const local_needs needs = local_needs_of(params, key_bytes, value_bytes);
+        if (needs.histogram > local_mem) {
             if (params->hist_copies == 1)
                 return 0;
             params->hist_copies /= 2;
-        } else if (scatter > local_mem) {
+        } else if (needs.scatter > local_mem) {
             if (params->kpt > 1)
                 params->kpt /= 2;  /* a smaller tile */
             else if (params->fused)
                 params->fused = 0;
             else if (!tuning_halve_wg(params, 0))
                 return 0;
-        } else if (small > local_mem) {
+        } else if (needs.small > local_mem) {
             params->small_n = params->small_n / 2 >= params->wg ? params->small_n / 2 : 0;
-        } else if (scan > local_mem) {
+        } else if (needs.scan > local_mem) {
             if (!tuning_halve_wg(params, 1))
                 return 0;
         } else {
@@ -203,3 +263,31 @@ int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, uns
         }
     }
 }
+
+#ifdef CLRADIX_TESTING
+clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem, size_t max_wg, cl_uint compute_units,
+                                   unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
+                                   size_t *local_bytes)
+{
+    clradix_tuning chosen = tuning_table[0].params;
+    clradix_status status = apply_overrides(row, &chosen);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    device_limits limits = { 0 };
+    limits.local_mem = local_mem;
+    limits.max_wg = max_wg;
+    limits.compute_units = compute_units;
+    radix_params params;
+    params_from(&chosen, &limits, &params);
+    if (!tuning_fit(&params, local_mem, key_bytes, value_bytes))
+        return CLRADIX_ERROR_UNSUPPORTED;
+    tuning_report(&params, shape);
+    const local_needs needs = local_needs_of(&params, key_bytes, value_bytes);
+    size_t most = needs.histogram;
+    const size_t others[] = { needs.scatter, needs.small, needs.scan };
+    for (int i = 0; i < 3; ++i)
+        most = others[i] > most ? others[i] : most;
+    *local_bytes = most;
+    return CLRADIX_SUCCESS;
+}
+#endif
