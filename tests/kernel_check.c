@@ -2,31 +2,49 @@
  * Sorts that reach every kernel and variant at small sizes, for a run under oclgrind
  * (--data-races --uninitialized): both digit widths, keys, pairs of every value size,
  * argsort, 64-bit keys, descending order, bit ranges, skipped passes, several work-groups
- * and tiles, and the single-launch path. Every result is checked against the oracle.
- * oclgrind misreports memory at addresses that an earlier sort's buffers used, and starts
- * its --log file afresh for every new context, so tests/oclgrind-check.sh runs each case
- * in a process of its own: `kernel_check --count` prints how many cases there are,
- * `kernel_check I` runs case I. No Check here, so nothing forks. Exits 0 when every sort
- * was right; the caller reads the log.
+ * and tiles, the single-launch path; every GPU row of the tuning table on a device with a
+ * GPU's limits (oclgrind's --local-mem-size and --max-wgsize); and sequences of calls on
+ * one sorter, where what one call leaves (pooled temporaries, built programs, queues)
+ * meets the next. Every result is checked against the oracle.
+ *
+ * oclgrind 21.10 keeps stale uninitialised-memory state for a buffer's address after the
+ * buffer is released: a later buffer at that address, written by a kernel, reads as
+ * uninitialised past the old buffer's size (tests/oclgrind-reuse.c shows it with plain
+ * OpenCL, no clradix). So this program links the test build of the library and holds
+ * every buffer release, its own included, until the case is over: no address is reused
+ * within a run. It also starts its --log afresh for every new context, so each case runs
+ * in a process of its own (tests/oclgrind-check.sh): `kernel_check --count` prints how
+ * many cases there are, `kernel_check --options I` the oclgrind options case I needs,
+ * `kernel_check I` runs it. No Check here, so nothing forks. Exits 0 when every sort was
+ * right; the caller reads the log.
  */
+#include "testing.h"
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct check_case {
-    const char *shape;   /* CLRADIX_TUNING-style description, for the report */
-    clradix_tuning tuning;
+typedef struct step {
     clradix_key_type type;
     dist d;
     size_t n;
     sort_call call;
     clradix_options options;
+} step;
+
+enum { MAX_STEPS = 10 };
+
+typedef struct check_case {
+    const char *shape;    /* CLRADIX_TUNING-style description, for the report */
+    clradix_tuning tuning;
+    const char *oclgrind; /* oclgrind options: the device's limits */
+    step steps[MAX_STEPS];  /* sorts on one sorter, in order; n == 0 ends the list */
 } check_case;
 
 /* Shapes: the device's own (clamped to oclgrind's 32 KiB of local memory), 4-bit digits
-   without and with FUSED, GPU-like ranks in two rounds, 5-bit digits with uneven rounds. */
+   without and with FUSED, GPU-like ranks in two rounds, 5-bit digits with uneven rounds,
+   and the table's GPU rows (rows 1 and 4) at GPU limits. */
 #define OWN { 0 }
 #define RADIX4 { .radix_bits = 4, .work_group_size = 8, .keys_per_item = 8, .groups_per_unit = 3, .hist_copies = 2, \
                  .fused = 1, .small_n = 1 }
@@ -36,31 +54,127 @@ typedef struct check_case {
                    .hist_copies = 4, .fused = 1, .small_n = 512 }
 #define RADIX5 { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .groups_per_unit = 3, \
                  .hist_copies = 2, .fused = 2, .small_n = 1 }
+#define GPU_ROW { 8, 256, 8, 4, 8, 4, 1, 2048 }      /* NVIDIA, AMD and Intel GPUs */
+#define OTHER_GPU_ROW { 8, 128, 8, 4, 8, 2, 1, 1024 } /* other GPUs */
+#define LIMITS_48K "--local-mem-size 49152 --max-wgsize 1024"
+#define LIMITS_64K "--local-mem-size 65536 --max-wgsize 256"
+
+#define KEYS(api) { API_##api, SORT_KEYS, 0 }
+#define PAIRS(api, size) { API_##api, SORT_PAIRS, size }
+#define ARGSORT(api, size) { API_##api, SORT_ARGSORT, size }
 
 static const check_case cases[] = {
-    { "own", OWN, CLRADIX_U32, DIST_RANDOM, 3000, { API_DEVICE, SORT_KEYS, 0 }, { 0 } },
-    { "own", OWN, CLRADIX_F32, DIST_RANDOM, 3000, { API_DEVICE, SORT_PAIRS, 4 }, { 0, 0, 1 } },
-    { "radix4", RADIX4, CLRADIX_U32, DIST_RANDOM, 2500, { API_DEVICE, SORT_KEYS, 0 }, { 0 } },
-    { "radix4", RADIX4, CLRADIX_I32, DIST_LOW_ENTROPY, 2500, { API_DEVICE, SORT_PAIRS, 8 }, { 0 } },
-    { "radix4", RADIX4, CLRADIX_U64, DIST_RANDOM, 1500, { API_DEVICE, SORT_ARGSORT, 8 }, { 0 } },
-    { "radix4-fused", RADIX4_FUSED, CLRADIX_U32, DIST_RANDOM, 2500, { API_DEVICE, SORT_PAIRS, 16 }, { 0 } },
-    { "radix4-fused", RADIX4_FUSED, CLRADIX_F64, DIST_TOP_DIGIT, 1500, { API_DEVICE, SORT_KEYS, 0 }, { 4, 60, 1 } },
-    { "gpu-like", GPU_LIKE, CLRADIX_U32, DIST_RANDOM, 3000, { API_DEVICE, SORT_KEYS, 0 }, { 0 } },
-    { "gpu-like", GPU_LIKE, CLRADIX_I64, DIST_SIXTEEN, 2000, { API_DEVICE, SORT_PAIRS, 4 }, { 0 } },
-    { "gpu-like", GPU_LIKE, CLRADIX_F32, DIST_RANDOM, 400, { API_DEVICE, SORT_PAIRS, 16 }, { 0 } },  /* one launch */
-    { "gpu-like", GPU_LIKE, CLRADIX_U32, DIST_RANDOM, 300, { API_DEVICE, SORT_ARGSORT, 8 }, { 0, 0, 1 } },
-    { "radix5", RADIX5, CLRADIX_U32, DIST_RANDOM, 2000, { API_DEVICE, SORT_PAIRS, 4 }, { 3, 29, 0 } },
-    { "radix5", RADIX5, CLRADIX_U64, DIST_BOTTOM_DIGIT, 1200, { API_DEVICE, SORT_ARGSORT, 4 }, { 0 } },
-    { "own", OWN, CLRADIX_U32, DIST_EQUAL, 2000, { API_DEVICE, SORT_PAIRS, 4 }, { 0 } },  /* every pass skipped */
-    { "own", OWN, CLRADIX_U32, DIST_RANDOM, 1000, { API_DEVICE, SORT_KEYS, 0 }, { 8, 8, 0 } },  /* empty range */
-};
+    /* One sort each. */
+    { "own", OWN, "", { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } } } },
+    { "own", OWN, "", { { CLRADIX_F32, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0, 0, 1 } } } },
+    { "radix4", RADIX4, "", { { CLRADIX_U32, DIST_RANDOM, 2500, KEYS(DEVICE), { 0 } } } },
+    { "radix4", RADIX4, "", { { CLRADIX_I32, DIST_LOW_ENTROPY, 2500, PAIRS(DEVICE, 8), { 0 } } } },
+    { "radix4", RADIX4, "", { { CLRADIX_U64, DIST_RANDOM, 1500, ARGSORT(DEVICE, 8), { 0 } } } },
+    { "radix4-fused", RADIX4_FUSED, "", { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 16), { 0 } } } },
+    { "radix4-fused", RADIX4_FUSED, "", { { CLRADIX_F64, DIST_TOP_DIGIT, 1500, KEYS(DEVICE), { 4, 60, 1 } } } },
+    { "gpu-like", GPU_LIKE, "", { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } } } },
+    { "gpu-like", GPU_LIKE, "", { { CLRADIX_I64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 4), { 0 } } } },
+    { "gpu-like", GPU_LIKE, "", { { CLRADIX_F32, DIST_RANDOM, 400, PAIRS(DEVICE, 16), { 0 } } } },  /* one launch */
+    { "gpu-like", GPU_LIKE, "", { { CLRADIX_U32, DIST_RANDOM, 300, ARGSORT(DEVICE, 8), { 0, 0, 1 } } } },
+    { "radix5", RADIX5, "", { { CLRADIX_U32, DIST_RANDOM, 2000, PAIRS(DEVICE, 4), { 3, 29, 0 } } } },
+    { "radix5", RADIX5, "", { { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1200, ARGSORT(DEVICE, 4), { 0 } } } },
+    { "own", OWN, "", { { CLRADIX_U32, DIST_EQUAL, 2000, PAIRS(DEVICE, 4), { 0 } } } },  /* every pass skipped */
+    { "own", OWN, "", { { CLRADIX_U32, DIST_RANDOM, 1000, KEYS(DEVICE), { 8, 8, 0 } } } },  /* empty range */
 
-/* With arguments, runs only the cases with those indices. */
+    /* The GPU rows at GPU limits: several tiles and groups, and the one-launch path. */
+    { "gpu-row-48k", GPU_ROW, LIMITS_48K,
+      { { CLRADIX_U32, DIST_RANDOM, 5000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F64, DIST_RANDOM, 2500, PAIRS(HOST, 16), { 0, 0, 1 } } } },
+    { "gpu-row-64k", GPU_ROW, LIMITS_64K,
+      { { CLRADIX_I32, DIST_LOW_ENTROPY, 4500, PAIRS(DEVICE, 8), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 1500, ARGSORT(DEVICE, 8), { 0 } } } },
+    { "other-gpu-row-48k", OTHER_GPU_ROW, LIMITS_48K,
+      { { CLRADIX_U64, DIST_RANDOM, 2500, ARGSORT(HOST, 4), { 0 } },
+        { CLRADIX_F32, DIST_RANDOM, 700, PAIRS(DEVICE, 4), { 0 } } } },
+    { "other-gpu-row-64k", OTHER_GPU_ROW, LIMITS_64K,
+      { { CLRADIX_U32, DIST_RANDOM, 3500, PAIRS(DEVICE, 16), { 5, 27, 0 } },
+        { CLRADIX_I64, DIST_SIXTEEN, 1200, KEYS(DEVICE), { 0 } } } },
+
+    /* Sequences on one sorter: the uninitialised reads once reported after pairs of one key
+       (the default device and sorter), then mixed widths, value sizes, growing and
+       shrinking sizes, argsort, keys after pairs and pairs after keys. */
+    { "own", OWN, "",
+      { { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(HOST, 4), { 0 } }, { CLRADIX_U32, DIST_RANDOM, 4097, KEYS(HOST), { 0 } } } },
+    { "own", OWN, "",
+      { { CLRADIX_U32, DIST_RANDOM, 4097, KEYS(HOST), { 0 } },
+        { CLRADIX_U64, DIST_RANDOM, 3000, PAIRS(DEVICE, 8), { 0 } },
+        { CLRADIX_F32, DIST_RANDOM, 5000, ARGSORT(HOST, 4), { 0 } },
+        { CLRADIX_I32, DIST_LOW_ENTROPY, 700, PAIRS(DEVICE, 16), { 0 } },
+        { CLRADIX_F64, DIST_RANDOM, 2500, KEYS(HOST), { 0, 0, 1 } },
+        { CLRADIX_U64, DIST_RANDOM, 4097, ARGSORT(DEVICE, 8), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(HOST, 4), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 6000, KEYS(DEVICE), { 0 } } } },
+    { "gpu-like", GPU_LIKE, "",
+      { { CLRADIX_U32, DIST_RANDOM, 3000, PAIRS(HOST, 4), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 300, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I64, DIST_RANDOM, 2600, ARGSORT(HOST, 8), { 0 } },
+        { CLRADIX_F32, DIST_RANDOM, 4000, PAIRS(DEVICE, 8), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 1200, KEYS(HOST), { 0 } } } },
+    { "gpu-row-48k", GPU_ROW, LIMITS_48K,
+      { { CLRADIX_U32, DIST_RANDOM, 2, PAIRS(HOST, 4), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 4500, KEYS(HOST), { 0 } },
+        { CLRADIX_U64, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0 } },
+        { CLRADIX_U32, DIST_RANDOM, 900, ARGSORT(HOST, 8), { 0 } } } },
+};
+enum { CASES = sizeof cases / sizeof cases[0] };
+
+/* Kept until the case is over (see the top). */
+static cl_mem held[64];
+static unsigned held_count;
+
+static cl_int hold_buffer(cl_mem buffer)
+{
+    if (held_count == sizeof held / sizeof held[0])
+        return clReleaseMemObject(buffer);
+    held[held_count++] = buffer;
+    return CL_SUCCESS;
+}
+
+static int run_case(size_t i, cl_context context, cl_device_id device)
+{
+    const check_case *c = &cases[i];
+    cl_int err = CL_SUCCESS;
+    test_device t = { context, device, clCreateCommandQueue(context, device, 0, &err), NULL, NULL };
+    clradix_status status = clradix_sorter_create_tuned(context, device, &c->tuning, &t.sorter);
+    if (status != CLRADIX_SUCCESS || err != CL_SUCCESS) {
+        fprintf(stderr, "kernel_check: case %zu: sorter: %s\n%s\n", i, clradix_status_string(status),
+                clradix_build_log(NULL));
+        return 1;
+    }
+    int failed = 0;
+    for (int s = 0; s < MAX_STEPS && c->steps[s].n; ++s) {
+        const step *p = &c->steps[s];
+        char msg[256], call[64];
+        const int wrong = sort_case(&t, &p->call, p->type, p->d, p->n, &p->options, 100 * i + s, msg, sizeof msg);
+        fprintf(stderr, "kernel_check: case %zu.%d: %s %s type %d %s n=%zu %s: %s\n", i, s, c->shape, c->oclgrind,
+                p->type, dist_name(p->d), p->n, sort_call_name(&p->call, call, sizeof call), wrong ? msg : "ok");
+        failed |= wrong;
+    }
+    clradix_sorter_release(t.sorter);
+    clReleaseCommandQueue(t.queue);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--count")) {
-        printf("%zu\n", sizeof cases / sizeof cases[0]);
+        printf("%d\n", CASES);
         return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "--options")) {
+        const int i = atoi(argv[2]);
+        printf("%s\n", i >= 0 && i < CASES ? cases[i].oclgrind : "");
+        return 0;
+    }
+    const int i = argc == 2 ? atoi(argv[1]) : -1;
+    if (i < 0 || i >= CASES) {
+        fprintf(stderr, "usage: kernel_check --count | --options I | I (a case, 0 .. %d)\n", CASES - 1);
+        return 2;
     }
     cl_device_id device;
     char name[256] = "";
@@ -74,29 +188,12 @@ int main(int argc, char **argv)
     cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     if (err != CL_SUCCESS)
         return 1;
-    int failed = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        int chosen = argc == 1;
-        for (int a = 1; a < argc; ++a)
-            chosen |= (size_t)atoi(argv[a]) == i;
-        if (!chosen)
-            continue;
-        const check_case *c = &cases[i];
-        test_device t = { context, device, clCreateCommandQueue(context, device, 0, &err), NULL };
-        clradix_status status = clradix_sorter_create_tuned(context, device, &c->tuning, &t.sorter);
-        if (status != CLRADIX_SUCCESS || err != CL_SUCCESS) {
-            fprintf(stderr, "kernel_check: case %zu: sorter: %s\n%s\n", i, clradix_status_string(status),
-                    clradix_build_log(NULL));
-            return 1;
-        }
-        char msg[256], call[64];
-        const int wrong = sort_case(&t, &c->call, c->type, c->d, c->n, &c->options, 100 + i, msg, sizeof msg);
-        fprintf(stderr, "kernel_check: case %zu: %s type %d %s n=%zu %s: %s\n", i, c->shape, c->type, dist_name(c->d),
-                c->n, sort_call_name(&c->call, call, sizeof call), wrong ? msg : "ok");
-        failed |= wrong;
-        clradix_sorter_release(t.sorter);
-        clReleaseCommandQueue(t.queue);
-    }
+    clradix_testing_hold_releases(1);
+    release_buffer = hold_buffer;
+    const int failed = run_case((size_t)i, context, device);
+    clradix_testing_hold_releases(0);
+    while (held_count)
+        clReleaseMemObject(held[--held_count]);
     clReleaseContext(context);
     return failed;
 }

@@ -68,6 +68,29 @@ START_TEST(test_null_arguments)
 }
 END_TEST
 
+/* A program built against version 1.0's header has a clradix_tuning of eight unsigned
+   fields: clradix_tuning_row writes those and nothing past them. */
+START_TEST(test_tuning_row_struct_of_version_1_0)
+{
+    struct {
+        unsigned fields[8];
+        unsigned char guard[64];
+    } old;
+    for (unsigned r = 0;; ++r) {
+        memset(&old, 0xA5, sizeof old);
+        if (clradix_tuning_row(r, (clradix_tuning *)&old, NULL) != CLRADIX_SUCCESS)
+            break;
+        for (size_t i = 0; i < sizeof old.guard; ++i)
+            ck_assert_uint_eq(old.guard[i], 0xA5);
+        clradix_tuning row;
+        ck_assert_int_eq(clradix_tuning_row(r, &row, NULL), CLRADIX_SUCCESS);
+        ck_assert_uint_eq(old.fields[0], row.radix_bits);
+        ck_assert_uint_eq(old.fields[1], row.work_group_size);
+        ck_assert_uint_eq(old.fields[7], row.small_n);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("api");
@@ -75,6 +98,7 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_status_strings);
     tcase_add_test(tc, test_null_arguments);
+    tcase_add_test(tc, test_tuning_row_struct_of_version_1_0);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);

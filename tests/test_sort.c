@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kernel shapes under test: the device's own (row 0, every call), every row of the
-   built-in table (clradix_tuning_row), then these, which reach paths the table does not. */
+/* Kernel shapes under test: the device's own (row 0, every call), the rows of the built-in
+   table for other devices than GPUs (test_gpu_rows runs those at a GPU's limits), then
+   these, which reach paths the table does not. */
 typedef struct row {
     const char *name;
     clradix_tuning tuning;
@@ -27,25 +28,38 @@ static const row extra_rows[] = {
 };
 enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0], MAX_ROWS = 32 };
 
+/* The rows in test order; the count. */
+static int rows_under_test(row rows[MAX_ROWS])
+{
+    int count = 0;
+    rows[count++] = (row){ "the device's own", { 0 } };
+    clradix_tuning t;
+    const char *devices;
+    for (unsigned r = 0; clradix_tuning_row(r, &t, &devices) == CLRADIX_SUCCESS && count < MAX_ROWS; ++r) {
+        int repeated = 0;
+        for (int e = 0; e < count; ++e)
+            repeated |= !memcmp(&rows[e].tuning, &t, sizeof t);
+        if (!strstr(devices, "GPU") && !repeated)
+            rows[count++] = (row){ devices, t };
+    }
+    for (int e = 0; e < EXTRA_ROWS && count < MAX_ROWS; ++e)
+        rows[count++] = extra_rows[e];
+    return count;
+}
+
 static int row_count(void)
 {
-    clradix_tuning t;
-    int table = 0;
-    while (clradix_tuning_row((unsigned)table, &t, NULL) == CLRADIX_SUCCESS)
-        ++table;
-    return 1 + table + EXTRA_ROWS;
+    row rows[MAX_ROWS];
+    return rows_under_test(rows);
 }
 
 /* Row r's parameters and name. */
 static clradix_tuning row_tuning(int r, const char **name)
 {
-    clradix_tuning t = { 0 };
-    *name = "the device's own";
-    if (r == 0 || clradix_tuning_row((unsigned)r - 1, &t, name) == CLRADIX_SUCCESS)
-        return t;
-    const row *extra = &extra_rows[r - (row_count() - EXTRA_ROWS)];
-    *name = extra->name;
-    return extra->tuning;
+    row rows[MAX_ROWS];
+    rows_under_test(rows);
+    *name = rows[r].name;
+    return rows[r].tuning;
 }
 
 static size_t tile;  /* keys per tile of the row under test */
@@ -68,7 +82,7 @@ static const struct { size_t tiles; long plus; } sizes[] = {
     { 3, 7 },    /* several tiles per block, a partial last tile */
     { 17, -1 },  /* several blocks (rows with large tiles have them at 3 tiles already) */
 };
-enum { LARGEST_TILED = 1 << 18 };  /* tile multiples above this are left to test_large */
+enum { LARGEST_TILED = 1 << 18 };  /* tile multiples above this are cut to it */
 enum { SIZE_COUNT = sizeof sizes / sizeof sizes[0] };
 
 static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
@@ -90,34 +104,17 @@ static const sort_call row_calls[] = {
 };
 enum { ROW_CALL_COUNT = sizeof row_calls / sizeof row_calls[0] };
 
-/* Whether row r has the same parameters as an earlier row (then it is not tested again). */
-static int repeats_earlier_row(int r)
-{
-    const char *name;
-    const clradix_tuning mine = row_tuning(r, &name);
-    for (int earlier = 0; earlier < r; ++earlier) {
-        const clradix_tuning other = row_tuning(earlier, &name);
-        if (!memcmp(&mine, &other, sizeof mine))
-            return 1;
-    }
-    return 0;
-}
-
 /* One row and one size: every key type and distribution; every call with the device's
    own row, a subset with the others. */
 START_TEST(test_sizes)
 {
     const int r = _i / SIZE_COUNT;
-    if (repeats_earlier_row(r))
-        return;
     const char *row_name;
     open_row(r, &row_name);
-    const size_t n = (size_t)((long)(sizes[_i % SIZE_COUNT].tiles * tile) + sizes[_i % SIZE_COUNT].plus);
+    size_t n = (size_t)((long)(sizes[_i % SIZE_COUNT].tiles * tile) + sizes[_i % SIZE_COUNT].plus);
+    if (sizes[_i % SIZE_COUNT].tiles > 1 && n > LARGEST_TILED)
+        n = LARGEST_TILED - 1;  /* rows with large tiles: still several tiles, and test_large goes further */
     char msg[256], name[64];
-    if (sizes[_i % SIZE_COUNT].tiles > 1 && n > LARGEST_TILED) {
-        close_dev();
-        return;
-    }
     for (int t = 0; t < TYPE_COUNT; ++t)
         for (dist d = 0; d < DIST_COUNT; ++d) {
             const sort_call *call = r == 0 ? &calls[(t + d) % CALL_COUNT] : &row_calls[(t + d) % ROW_CALL_COUNT];

@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,15 +183,19 @@ const char *sort_call_name(const sort_call *call, char *buf, size_t size)
     return buf;
 }
 
+cl_int (*release_buffer)(cl_mem) = clReleaseMemObject;
+
 clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type type, void *keys, void *values,
                         size_t n, const clradix_options *options)
 {
     const size_t vs = call->kind == SORT_KEYS ? 0 : call->value_size;
     if (call->api == API_HOST) {
         switch (call->kind) {
-        case SORT_KEYS: return clradix_sort_keys_host(t->sorter, NULL, type, keys, n, options);
-        case SORT_PAIRS: return clradix_sort_pairs_host(t->sorter, NULL, type, keys, values, vs, n, options);
-        case SORT_ARGSORT: return clradix_argsort_host(t->sorter, NULL, type, keys, values, vs, n, options);
+        case SORT_KEYS: return clradix_sort_keys_host(t->sorter, t->host_queue, type, keys, n, options);
+        case SORT_PAIRS:
+            return clradix_sort_pairs_host(t->sorter, t->host_queue, type, keys, values, vs, n, options);
+        case SORT_ARGSORT:
+            return clradix_argsort_host(t->sorter, t->host_queue, type, keys, values, vs, n, options);
         }
     }
 
@@ -223,9 +228,9 @@ clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type 
         clEnqueueReadBuffer(t->queue, kb, CL_TRUE, 0, key_size, keys, 0, NULL, NULL);
     if (val_size)
         clEnqueueReadBuffer(t->queue, vb, CL_TRUE, 0, val_size, values, 0, NULL, NULL);
-    clReleaseMemObject(kb);
+    release_buffer(kb);
     if (vb)
-        clReleaseMemObject(vb);
+        release_buffer(vb);
     return status;
 }
 
@@ -275,6 +280,48 @@ int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist
     free(in_values);
     free(values);
     return failed;
+}
+
+void make_broken_kernel_dir(char *dir)
+{
+    char path[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    DIR *sources = opendir(CLRADIX_SOURCE_CL_DIR);
+    ck_assert_ptr_nonnull(sources);
+    int copied = 0;
+    for (struct dirent *e; (e = readdir(sources)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cl"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", CLRADIX_SOURCE_CL_DIR, e->d_name);
+        FILE *in = fopen(path, "rb");
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *out = fopen(path, "wb");
+        ck_assert(in && out);
+        for (int ch; (ch = fgetc(in)) != EOF;)
+            fputc(ch, out);
+        if (!strcmp(e->d_name, "scatter.cl"))
+            fputs("\nthis is not OpenCL C;\n", out);
+        fclose(in);
+        fclose(out);
+        ++copied;
+    }
+    closedir(sources);
+    ck_assert_int_ge(copied, 4);
+}
+
+void remove_folder(const char *dir)
+{
+    char path[512];
+    DIR *made = opendir(dir);
+    for (struct dirent *e; made && (e = readdir(made)) != NULL;) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] != '.')
+            remove(path);
+    }
+    if (made)
+        closedir(made);
+    remove(dir);
 }
 
 /* Whether there are at least min devices, found in a child process. */

@@ -52,6 +52,7 @@ typedef struct test_device {
     cl_device_id device;
     cl_command_queue queue;
     clradix_sorter *sorter;
+    cl_command_queue host_queue;  /* what run_sort passes to the host-array calls (NULL: the sorter's own) */
 } test_device;
 
 /* Creates the sorter (tuning may be NULL) with its own context, and a queue in it. */
@@ -70,6 +71,9 @@ typedef struct sort_call {
 
 const char *sort_call_name(const sort_call *call, char *buf, size_t size);
 
+/* How run_sort releases the buffers it made (clReleaseMemObject; kernel_check keeps them). */
+extern cl_int (*release_buffer)(cl_mem);
+
 /* Sorts keys (and values) in place through the chosen call; argsort leaves keys as they
    are (checked: the device flavour reads them back) and fills values with indices. The
    device flavour copies to buffers, sorts with an event and reads back. */
@@ -79,6 +83,11 @@ clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type 
 /* Generates, sorts and checks one case against the oracle; returns 0 or fills msg. */
 int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, size_t n,
               const clradix_options *options, uint64_t seed, char *msg, size_t msg_size);
+
+/* Fills dir (a mkdtemp template) with a copy of the kernel sources whose scatter.cl has a
+   line that does not compile, for CLRADIX_KERNEL_DIR; remove_folder removes it again. */
+void make_broken_kernel_dir(char *dir);
+void remove_folder(const char *dir);
 
 /* Runs a suite that needs an OpenCL device: exits with TEST_SKIP where there is none
    (looked for in a forked child, so this process never touches OpenCL before Check
