@@ -65,16 +65,15 @@
  * Local memory on GPUs is spread over 32 banks of 4 bytes, and work-items of one warp or
  * wavefront that touch words of the same bank wait for each other. Arrays that work-items
  * read at a stride get one spare word per 32, so that strided accesses land in different
- * banks: element i of such an array lives at PAD(i). The Blelloch scan's tree is one
- * (group_exclusive_scan: every array it scans is laid out so); so are tiles of keys, which
- * work-items rank in contiguous chunks, at TILE_AT(i) (with one work-item per group, as
- * on CPUs, there is nothing to spread).
+ * banks: element i of such an array lives at PAD(i). Those are the tiles of keys, which
+ * work-items rank in contiguous chunks, and every array the Blelloch scan's tree works on
+ * (group_exclusive_scan). With one work-item per group, as on CPUs, there is nothing to
+ * spread.
  */
-#define PAD(i) ((i) + ((i) >> 5))
 #if WG > 1
-#define TILE_AT(i) PAD(i)
+#define PAD(i) ((i) + ((i) >> 5))
 #else
-#define TILE_AT(i) (i)
+#define PAD(i) (i)
 #endif
 
 /* The word of an 8-byte index that holds its low 32 bits, in the device's byte order. */
@@ -207,7 +206,7 @@ uint group_exclusive_scan(__local uint *data, uint count)
 }
 
 /*
- * One stable ranking round over the count keys of a tile (at TILE_AT(i)): moves keys (and
+ * One stable ranking round over the count keys of a tile (at PAD(i)): moves keys (and
  * values) from `from` to `to`, ordered by digit_of(key, spec), keeping the order of keys
  * with equal digits. Work-item i owns the keys [i * chunk, (i + 1) * chunk) and counts
  * their digits in its own column of counters (digit s at PAD(s * WG + i)); the exclusive
@@ -229,7 +228,7 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
     if (lid == 0)
         *moved = 1;
     for (uint t = first; t < last; ++t)
-        ++counters[PAD(digit_of(from[TILE_AT(t)], spec) * WG + lid)];
+        ++counters[PAD(digit_of(from[PAD(t)], spec) * WG + lid)];
     group_exclusive_scan(counters, RANK_RADIX * WG);
 
     /* At most one digit holds every key: its owner is the only writer. */
@@ -244,10 +243,10 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
     const int move = *moved;
     if (move)
         for (uint t = first; t < last; ++t) {
-            const radix_key key = from[TILE_AT(t)];
+            const radix_key key = from[PAD(t)];
             const uint slot = counters[PAD(digit_of(key, spec) * WG + lid)]++;
-            to[TILE_AT(slot)] = key;
-            IF_VALUES(to_values[TILE_AT(slot)] = from_values[TILE_AT(t)];)
+            to[PAD(slot)] = key;
+            IF_VALUES(to_values[PAD(slot)] = from_values[PAD(t)];)
         }
     barrier(CLK_LOCAL_MEM_FENCE);  /* `to` is complete, and everyone has read moved */
     return move;

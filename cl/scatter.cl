@@ -30,9 +30,9 @@ void count_next(__local const radix_key *tile, uint begin, uint count, uint slot
             block_begin += block_len;
         }
 #if WG == 1
-        ++next_counts[digit_of(tile[TILE_AT(begin + t)], next) * MAX_GROUPS + block];
+        ++next_counts[digit_of(tile[PAD(begin + t)], next) * MAX_GROUPS + block];
 #else
-        atomic_inc(&next_counts[digit_of(tile[TILE_AT(begin + t)], next) * MAX_GROUPS + block]);
+        atomic_inc(&next_counts[digit_of(tile[PAD(begin + t)], next) * MAX_GROUPS + block]);
 #endif
     }
 }
@@ -51,8 +51,8 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
                    radix_key neg_xor, __global const uint *plan, __global const uint *offsets,
                    __global uint *partials)
 {
-    __local radix_key tile_a[TILE_AT(TILE)], tile_b[TILE_AT(TILE)];
-    IF_VALUES(__local radix_value values_a[TILE_AT(TILE)], values_b[TILE_AT(TILE)];)
+    __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
+    IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
     __local uint counters[PAD(RANK_RADIX * WG)];
     __local uint digit_next[RADIX];     /* output slot of the block's next key of each digit */
     __local uint run_begin[PAD(RADIX)]; /* where each digit's run starts in the sorted tile */
@@ -86,8 +86,8 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         const uint offset = tile * TILE, valid = min((uint)TILE, count - offset);
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out */
         for (uint t = lid; t < valid; t += WG) {
-            tile_a[TILE_AT(t)] = src[offset + t];
-            IF_VALUES(values_a[TILE_AT(t)] = src_values[offset + t];)
+            tile_a[PAD(t)] = src[offset + t];
+            IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
         }
         barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded: work-items rank keys others loaded */
 
@@ -117,7 +117,7 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
             run_begin[PAD(d)] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
         for (uint t = lid; t < valid; t += WG)
-            atomic_inc(&run_begin[PAD(digit_of(sorted[TILE_AT(t)], spec))]);
+            atomic_inc(&run_begin[PAD(digit_of(sorted[PAD(t)], spec))]);
         /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
            counts without this one (oclgrind finds no race; the sort loses keys). */
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -141,10 +141,10 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         }
 #else
         for (uint t = lid; t < valid; t += WG) {
-            const radix_key key = sorted[TILE_AT(t)];
+            const radix_key key = sorted[PAD(t)];
             const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[PAD(d)]);
             dst[slot] = key;
-            IF_VALUES(dst_values[slot] = sorted_values[TILE_AT(t)];)
+            IF_VALUES(dst_values[slot] = sorted_values[PAD(t)];)
 #if FUSED
             if (next_pass != SKIPPED)
                 count_next(sorted, t, 1, slot, block_len, next, next_counts);

@@ -9,26 +9,26 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *values,)
                       uint n, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor, uint argsort)
 {
-    __local radix_key keys_a[TILE_AT(SMALL_N)], keys_b[TILE_AT(SMALL_N)];
-    IF_VALUES(__local radix_value values_a[TILE_AT(SMALL_N)], values_b[TILE_AT(SMALL_N)];)
+    __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
+    IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
     __local uint counters[PAD(RANK_RADIX * WG)];
     __local uint moved;
     const uint lid = get_local_id(0), chunk = (n + WG - 1) / WG;
 
     for (uint t = lid; t < n; t += WG) {
-        keys_a[TILE_AT(t)] = keys[t];
+        keys_a[PAD(t)] = keys[t];
 #if VALUE_SIZE == 4
-        values_a[TILE_AT(t)] = argsort ? t : values[t];
+        values_a[PAD(t)] = argsort ? t : values[t];
 #elif VALUE_SIZE == 8
         if (argsort) {  /* a u64 index in the device's byte order, word by word (see radix_iota) */
-            __local uint *words = (__local uint *)&values_a[TILE_AT(t)];
+            __local uint *words = (__local uint *)&values_a[PAD(t)];
             words[INDEX_LOW_WORD] = t;
             words[1 - INDEX_LOW_WORD] = 0;
         } else {
-            values_a[TILE_AT(t)] = values[t];
+            values_a[PAD(t)] = values[t];
         }
 #elif VALUE_SIZE
-        values_a[TILE_AT(t)] = values[t];
+        values_a[PAD(t)] = values[t];
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* everything is loaded */
@@ -49,8 +49,8 @@ void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *
 
     for (uint t = lid; t < n; t += WG) {
         if (!argsort)
-            keys[t] = sorted[TILE_AT(t)];
-        IF_VALUES(values[t] = sorted_values[TILE_AT(t)];)
+            keys[t] = sorted[PAD(t)];
+        IF_VALUES(values[t] = sorted_values[PAD(t)];)
     }
 }
 #endif

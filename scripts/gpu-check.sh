@@ -11,10 +11,11 @@
 #              CLRADIX_DEVICE, else the first GPU that clradix-bench --list shows
 #   --n        sizes (default 2^20,2^22,2^24,2^26,2^28); --runs: timed sorts per size (10)
 #   --suites   Check suites to run on the device (default: sort keys calls random hardening)
-#   --build-dir, --no-build   where to build (default build-gpu-check), or use a build there
+#   --build-dir, --no-build   where to build (default build-gpu-check; paths are the caller's),
+#              or use a build there
 #   --out      results: suites.log, clradix-*.csv, vendor.csv, table.txt (default BUILD_DIR/gpu-check)
 set -eu
-cd "$(dirname "$0")/.."
+caller=$(pwd)
 device=${CLRADIX_DEVICE:-}
 sizes=2^20,2^22,2^24,2^26,2^28
 runs=10
@@ -35,7 +36,11 @@ while [ $# -gt 0 ]; do
     *) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
     esac
 done
+# Paths given are the caller's; the script works from the project root.
+case $build in /*) ;; *) build=$caller/$build ;; esac
 out=${out:-$build/gpu-check}
+case $out in /*) ;; *) out=$caller/$out ;; esac
+cd "$(dirname "$0")/.."
 
 if [ "$do_build" = 1 ]; then
     testing=ON

@@ -304,15 +304,15 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
 }
 
 /* Enqueues the sort with program p (NULL when nothing needs one); caller holds the lock. */
-static cl_int enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r,
-                           unsigned passes, clradix_status *refused)
+static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r,
+                                   unsigned passes)
 {
     key_args k;
     make_key_args(r, &k);
     if (p && r->n <= p->params.small_n)
-        return enqueue_small(c, p, r, &k);
-    if (passes == 0)
-        return p ? enqueue_iota(c, p, r->values, (cl_uint)r->n) : CL_SUCCESS;  /* argsort of an empty bit range */
+        return status_from_cl(enqueue_small(c, p, r, &k));
+    if (passes == 0)  /* nothing to sort; argsort still writes the indices */
+        return status_from_cl(p ? enqueue_iota(c, p, r->values, (cl_uint)r->n) : CL_SUCCESS);
 
     sort_plan plan;
     plan_sort(&p->params, &sorter->limits, r->n, &plan);
@@ -321,20 +321,18 @@ static cl_int enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program
     scratch_needs(&p->params, &plan, r, passes, bytes);
     for (int i = 0; i < SCRATCH_SLOTS; ++i) {
         if (bytes[i] > sorter->limits.max_alloc)
-            *refused = CLRADIX_ERROR_OUT_OF_RESOURCES;
+            return CLRADIX_ERROR_OUT_OF_RESOURCES;
         total += bytes[i];
     }
     /* More than the device has, before anything of the caller's; or a table too large to scan. */
     if (total > sorter->limits.global_mem || plan.level_groups[plan.levels - 1] != 1)
-        *refused = CLRADIX_ERROR_OUT_OF_RESOURCES;
-    if (*refused != CLRADIX_SUCCESS)
-        return CL_SUCCESS;
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
     scratch *s = scratch_acquire(sorter);
     cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
     if (err == CL_SUCCESS)
         err = enqueue_passes(c, p, &plan, r, &k, passes, s);
     scratch_return(sorter, s, c->last);  /* reused once this sort is over */
-    return err;
+    return status_from_cl(err);
 }
 
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
@@ -353,17 +351,16 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
 
     /* Kernel arguments are shared state: one sort sets and enqueues them at a time. */
     chain c = { queue, num_wait, wait_list, NULL };
-    clradix_status refused = CLRADIX_SUCCESS;
     pthread_mutex_lock(&sorter->lock);
-    cl_int err = enqueue_sort(sorter, &c, p, r, passes, &refused);
-    if (err == CL_SUCCESS && refused == CLRADIX_SUCCESS && !c.last && event)
-        err = chain_marker(&c);  /* nothing to do: an event that follows the wait list */
+    clradix_status status = enqueue_sort(sorter, &c, p, r, passes);
+    if (status == CLRADIX_SUCCESS && !c.last && event)
+        status = status_from_cl(chain_marker(&c));  /* nothing to do: an event that follows the wait list */
     pthread_mutex_unlock(&sorter->lock);
 
-    if (err != CL_SUCCESS || refused != CLRADIX_SUCCESS) {
+    if (status != CLRADIX_SUCCESS) {
         if (c.last)
             clReleaseEvent(c.last);
-        return refused != CLRADIX_SUCCESS ? refused : status_from_cl(err);
+        return status;
     }
     if (event)
         *event = c.last;

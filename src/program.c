@@ -322,7 +322,8 @@ clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned 
              : status == CLRADIX_ERROR_BUILD_FAILED ? PROGRAM_FAILED : PROGRAM_NONE;
     pthread_cond_broadcast(&sorter->program_built);
     pthread_mutex_unlock(&sorter->lock);
-    *out = p;
+    if (status == CLRADIX_SUCCESS)
+        *out = p;
     return status;
 }
 

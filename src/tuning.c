@@ -208,10 +208,11 @@ int tuning_halve_wg(radix_params *params, int scan_kernel)
     return 1;
 }
 
-/* Elements an array of n takes with the spare words of PAD in cl/common.cl. */
-static size_t padded(size_t n)
+/* Elements an array of n takes with the spare words of PAD in cl/common.cl (none with one
+   work-item per group). */
+static size_t padded(size_t n, unsigned wg)
 {
-    return n + n / 32;
+    return wg > 1 ? n + n / 32 : n;
 }
 
 /* Bytes of local memory the kernels of a variant use (cl/: the arrays they declare). */
@@ -224,17 +225,14 @@ static local_needs local_needs_of(const radix_params *params, unsigned key_bytes
     const size_t word = sizeof(cl_uint), item = key_bytes + value_bytes;
     const size_t radix = (size_t)1 << params->radix_bits, rank_radix = (size_t)1 << params->rank_bits;
     const size_t passes = (8 * key_bytes + params->radix_bits - 1) / params->radix_bits;
-    const size_t tile = (size_t)params->wg * params->kpt;
-    /* Tiles are padded (TILE_AT) when several work-items rank them. */
-    const size_t tile_items = params->wg > 1 ? padded(tile) : tile;
-    const size_t small_items = params->wg > 1 ? padded(params->small_n) : params->small_n;
-    const size_t counters = padded(rank_radix * params->wg);
+    const unsigned wg = params->wg;
+    const size_t counters = padded(rank_radix * wg, wg);
     local_needs needs;
     needs.histogram = word * params->hist_copies * (passes * radix + 1);  /* radix_histogram_all */
-    needs.scatter = 2 * tile_items * item
-        + word * (counters + radix + padded(radix) + 1 + (params->fused ? radix * params->max_groups : 0));
-    needs.small = params->small_n ? 2 * small_items * item + word * (counters + 1) : 0;
-    needs.scan = word * padded(2 * (size_t)params->scan_wg);
+    needs.scatter = 2 * padded((size_t)wg * params->kpt, wg) * item
+        + word * (counters + radix + padded(radix, wg) + 1 + (params->fused ? radix * params->max_groups : 0));
+    needs.small = params->small_n ? 2 * padded(params->small_n, wg) * item + word * (counters + 1) : 0;
+    needs.scan = word * padded(2 * (size_t)params->scan_wg, wg);
     return needs;
 }
 
