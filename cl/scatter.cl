@@ -92,17 +92,22 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded: work-items rank keys others loaded */
 
         /* Rank rounds, lowest bits first, between the two tile buffers: a round that moves
-           the keys swaps the roles. With one round, it also says where each digit's run
-           starts. */
+           the keys swaps the roles. One round also says where each digit's run starts (and
+           is written without the loop, which POCL compiles 8 % slower for 64-bit keys). */
         const uint chunk = (valid + WG - 1) / WG;
-        __local uint *runs = RANK_ROUNDS == 1 ? run_begin : 0;
+#if RANK_ROUNDS == 1
+        const int moved_keys = rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, chunk, spec, counters,
+                                          &moved, run_begin);
+        __local const radix_key *sorted = moved_keys ? tile_b : tile_a;
+        IF_VALUES(__local const radix_value *sorted_values = moved_keys ? values_b : values_a;)
+#else
         __local radix_key *sorted = tile_a, *spare = tile_b;
         IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
         for (uint round = 0; round < RANK_ROUNDS; ++round) {
             const digit_spec sub = { spec.pos_xor, spec.neg_xor, spec.shift + round * RANK_BITS,
                                      (spec.mask >> (round * RANK_BITS)) & (RANK_RADIX - 1) };
             if (rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) valid, chunk, sub, counters, &moved,
-                           runs)) {
+                           0)) {
                 __local radix_key *keys = sorted;
                 sorted = spare;
                 spare = keys;
@@ -110,6 +115,7 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
                           spare_values = values;)
             }
         }
+#endif
 
 #if RANK_ROUNDS > 1
         /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
