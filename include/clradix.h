@@ -101,7 +101,8 @@ typedef enum clradix_key_type {
     CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64
 } clradix_key_type;
 
-/* Largest n any call accepts: offsets inside the kernels are 32-bit. */
+/* Largest n a device-buffer call accepts: offsets inside the kernels are 32-bit. The
+   host-array calls take any n (larger sorts go out of core). */
 #define CLRADIX_MAX_N ((size_t)0xFFFFFFFFu)
 
 /* Per-call options. A NULL pointer, or every field zero, means: all bits, ascending.
@@ -212,6 +213,14 @@ typedef struct clradix_tuning {
 CLRADIX_API clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device,
                                                        const clradix_tuning *tuning, clradix_sorter **sorter);
 
+/* Caps the device memory that each later call of this sorter may use for its temporaries
+   (and, for the host-array calls, the device copies of the arrays): bytes, or 0 for the
+   device's own limits. May be called while sorts are in flight; it applies from the next
+   call on. A device-buffer call whose temporaries do not fit returns
+   CLRADIX_ERROR_OUT_OF_RESOURCES and changes nothing; host-array calls sort out of core
+   within it (see there). sorter NULL: CLRADIX_ERROR_INVALID_ARGUMENT. */
+CLRADIX_API clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t bytes);
+
 /* The parameters the sorter's kernels were built with (for 32-bit keys alone; other
    variants may use smaller tiles where their local memory needs it). */
 CLRADIX_API clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tuning *tuning);
@@ -287,10 +296,16 @@ CLRADIX_API clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_qu
  * flight). keys (and values) must not be NULL, also when n is 0. A device whose byte order
  * differs from the host's would misread the host's keys: CLRADIX_ERROR_UNSUPPORTED (the
  * device-buffer calls read keys, and write 8-byte indices, in the device's byte order).
- * On error the arrays are
- * as they were; only a device that fails while it copies the result back can leave them
- * otherwise. Memory: the device buffers, the temporaries of the device-buffer calls, and
- * for pairs a host copy of the values.
+ * Any n that host memory holds: a sort that does not fit the device at once (its memory,
+ * its largest allocation, clradix_sorter_set_memory_limit, or more than CLRADIX_MAX_N
+ * keys) goes out of core, with the same result: a stable partition by the top digits of
+ * the bit range, then each part sorted on the device. Argsort of more than CLRADIX_MAX_N
+ * keys needs 8-byte indices (4: CLRADIX_ERROR_INVALID_ARGUMENT).
+ * On error the arrays are as they were; only a device that fails while it copies the
+ * result of an in-core sort back can leave them otherwise. Memory: the device buffers,
+ * the temporaries of the device-buffer calls, and for pairs a host copy of the values;
+ * out of core, host copies of the keys and values (two when a part must be split again),
+ * whose allocation failing is CLRADIX_ERROR_OUT_OF_RESOURCES with the arrays untouched.
  * ------------------------------------------------------------------------------ */
 
 CLRADIX_API clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue,

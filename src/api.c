@@ -200,6 +200,14 @@ clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tunin
     return CLRADIX_SUCCESS;
 }
 
+clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t bytes)
+{
+    if (!sorter)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    atomic_store(&sorter->memory_limit, bytes);
+    return CLRADIX_SUCCESS;
+}
+
 /* ---------------------------------------------------------------------------------
  * Argument checks shared by every sort call
  * ------------------------------------------------------------------------------ */
@@ -219,7 +227,7 @@ static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type 
     r->begin_bit = options ? options->begin_bit : 0;
     r->end_bit = options && options->end_bit ? options->end_bit : width;
     r->descending = options && options->descending;
-    if (r->begin_bit > r->end_bit || r->end_bit > width || n > CLRADIX_MAX_N)
+    if (r->begin_bit > r->end_bit || r->end_bit > width)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (r->key_bytes == 8 && !sorter->limits.int64)
         return CLRADIX_ERROR_UNSUPPORTED;  /* an embedded-profile device without 64-bit integers */
@@ -336,8 +344,8 @@ static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue
                                   const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
                                   cl_event *event)
 {
-    if (!sorter || !queue || !keys)
-        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (!sorter || !queue || !keys || n > CLRADIX_MAX_N)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;  /* offsets in the kernels are 32-bit */
     sort_request r = { 0 };
     clradix_status status = check_keys(sorter, type, n, options, &r);
     if (status != CLRADIX_SUCCESS)
@@ -414,51 +422,38 @@ static void queue_return(clradix_sorter *sorter, cl_command_queue queue)
         clReleaseCommandQueue(queue);
 }
 
-/* Copies the arrays in, sorts, copies back what changed; r holds the checked type, range and
-   value size. keys are only read by argsort. */
-static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
-                                void *values)
+clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
+                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out)
 {
-    if (queue && check_queue(sorter, queue) != CLRADIX_SUCCESS)
-        return CLRADIX_ERROR_INVALID_ARGUMENT;
-    if (r->n == 0 || (r->begin_bit == r->end_bit && !r->argsort))
-        return CLRADIX_SUCCESS;
     const size_t key_bytes = r->keys_size, value_bytes = r->values_size;
-    if (key_bytes > sorter->limits.max_alloc || value_bytes > sorter->limits.max_alloc)
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    const cl_command_queue callers_queue = queue;
-    clradix_status status = queue ? CLRADIX_SUCCESS : queue_acquire(sorter, &queue);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-
     cl_int err = CL_SUCCESS;
     const cl_mem_flags flags = CL_MEM_COPY_HOST_PTR | (r->argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
-    r->keys = clCreateBuffer(sorter->context, flags, key_bytes, keys, &err);
+    r->keys = clCreateBuffer(sorter->context, flags, key_bytes, (void *)keys_in, &err);
     r->values = NULL;
-    if (err == CL_SUCCESS && values)
+    if (err == CL_SUCCESS && values_in)
         r->values = r->argsort ? clCreateBuffer(sorter->context, CL_MEM_READ_WRITE, value_bytes, NULL, &err)
                                : clCreateBuffer(sorter->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                                value_bytes, values, &err);
-    if (err != CL_SUCCESS)
-        status = status_from_cl(err);
+                                                value_bytes, (void *)values_in, &err);
+    clradix_status status = status_from_cl(err);
 
     cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS)
         status = dispatch_sort(sorter, queue, r, 0, NULL, &sorted);
     if (status == CLRADIX_SUCCESS) {
-        /* The caller's arrays end either as they were or sorted, each key with its value:
+        /* The output arrays end either as they were or sorted, each key with its value:
            the values wait in a staging area until the keys are read. Argsort reads only the
            indices, and keys alone are one read. */
-        void *staging = values && !r->argsort ? malloc(value_bytes) : NULL;
-        if (values && !r->argsort && !staging)
+        const int read_keys = keys_out && !r->argsort, stage = values_out && read_keys;
+        void *staging = stage ? malloc(value_bytes) : NULL;
+        if (stage && !staging)
             err = CL_OUT_OF_HOST_MEMORY;
-        if (err == CL_SUCCESS && values)
-            err = clEnqueueReadBuffer(queue, r->values, CL_TRUE, 0, value_bytes, staging ? staging : values, 1,
+        if (err == CL_SUCCESS && values_out)
+            err = clEnqueueReadBuffer(queue, r->values, CL_TRUE, 0, value_bytes, stage ? staging : values_out, 1,
                                       &sorted, NULL);
-        if (err == CL_SUCCESS && !r->argsort)
-            err = clEnqueueReadBuffer(queue, r->keys, CL_TRUE, 0, key_bytes, keys, 1, &sorted, NULL);
+        if (err == CL_SUCCESS && read_keys)
+            err = clEnqueueReadBuffer(queue, r->keys, CL_TRUE, 0, key_bytes, keys_out, 1, &sorted, NULL);
         if (err == CL_SUCCESS && staging)
-            memcpy(values, staging, value_bytes);
+            memcpy(values_out, staging, value_bytes);
         free(staging);
         status = status_from_cl(err);
     }
@@ -468,12 +463,22 @@ static clradix_status sort_host(clradix_sorter *sorter, cl_command_queue queue, 
         clReleaseMemObject(r->keys);
     if (r->values)
         clReleaseMemObject(r->values);
-    if (!callers_queue)
-        queue_return(sorter, queue);
     return status;
 }
 
-/* The checks of every host-array call, then the sort. */
+int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
+{
+    if (r->n > max_keys_in_core() || r->keys_size > sorter->limits.max_alloc
+        || r->values_size > sorter->limits.max_alloc)
+        return 0;
+    radix_program *p;
+    if (program_get(sorter, r->key_bytes, r->value_size ? (unsigned)r->value_size : 0, &p) != CLRADIX_SUCCESS)
+        return 1;  /* the in-core path reports the failure */
+    return (cl_ulong)r->keys_size + r->values_size + dispatch_temporary_bytes(sorter, p, r) <= device_budget(sorter);
+}
+
+/* The checks of every host-array call, then the sort: in core when the device takes it at
+   once, else out of core. */
 static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, void *keys,
                                 void *values, size_t value_size, int argsort, size_t n, const clradix_options *options)
 {
@@ -486,11 +491,26 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
     r.value_size = value_size;
     r.argsort = argsort;
     status = check_sizes(&r);
+    if (status == CLRADIX_SUCCESS && argsort && value_size == 4 && n > CLRADIX_MAX_N)
+        status = CLRADIX_ERROR_INVALID_ARGUMENT;  /* indices that 4 bytes do not hold */
+    if (status == CLRADIX_SUCCESS && queue)
+        status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS && !sorter->limits.host_byte_order)
+        status = CLRADIX_ERROR_UNSUPPORTED;  /* the device would read the host's integers wrong */
+    if (status != CLRADIX_SUCCESS || n == 0 || (r.begin_bit == r.end_bit && !argsort))
+        return status;
+
+    const cl_command_queue callers_queue = queue;
+    status = queue ? CLRADIX_SUCCESS : queue_acquire(sorter, &queue);
     if (status != CLRADIX_SUCCESS)
         return status;
-    if (!sorter->limits.host_byte_order)
-        return CLRADIX_ERROR_UNSUPPORTED;  /* the device would read the host's integers wrong */
-    return sort_host(sorter, queue, &r, keys, values);
+    if (host_fits_in_core(sorter, &r))
+        status = host_sort_in_core(sorter, queue, &r, keys, values, keys, values);
+    else
+        status = host_sort_out_of_core(sorter, queue, &r, keys, values);
+    if (!callers_queue)
+        queue_return(sorter, queue);
+    return status;
 }
 
 clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,

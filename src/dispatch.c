@@ -114,7 +114,7 @@ static cl_int chain_marker(chain *c)
 }
 
 /* XOR masks that map keys of type to their order-preserving unsigned image (see digit_of). */
-static void key_transform(clradix_key_type type, int descending, cl_ulong *pos_xor, cl_ulong *neg_xor)
+void key_transform(clradix_key_type type, int descending, cl_ulong *pos_xor, cl_ulong *neg_xor)
 {
     const int wide = type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64;
     const cl_ulong all = wide ? ~(cl_ulong)0 : 0xFFFFFFFFu, sign = wide ? (cl_ulong)1 << 63 : 0x80000000u;
@@ -153,6 +153,21 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
     bytes[SCRATCH_TOP] = word;
     for (unsigned i = 0; i < plan->levels; ++i)
         bytes[SCRATCH_LEVELS + i] = plan->level_count[i] * word;
+}
+
+cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
+{
+    const unsigned passes = (r->end_bit - r->begin_bit + p->params.radix_bits - 1) / p->params.radix_bits;
+    if (r->n <= p->params.small_n || passes == 0)
+        return 0;
+    sort_plan plan;
+    plan_sort(&p->params, &sorter->limits, r->n, &plan);
+    size_t bytes[SCRATCH_SLOTS];
+    scratch_needs(&p->params, &plan, r, passes, bytes);
+    cl_ulong total = 0;
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        total += bytes[i];
+    return total;
 }
 
 /* Exclusive scan of s->buffer[SCRATCH_LEVELS] in place, level by level. */
@@ -324,8 +339,9 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
         total += bytes[i];
     }
-    /* More than the device has, before anything of the caller's; or a table too large to scan. */
-    if (total > sorter->limits.global_mem || plan.level_groups[plan.levels - 1] != 1)
+    /* More than the device has (or the sorter's memory limit allows), before anything of the
+       caller's; or a table too large to scan. */
+    if (total > device_budget(sorter) || plan.level_groups[plan.levels - 1] != 1)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     scratch *s = scratch_acquire(sorter);
     cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;

@@ -5,6 +5,7 @@
 #include "clradix.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,7 +114,27 @@ struct clradix_sorter {
     unsigned scratch_count;
     radix_program programs[KEY_CLASSES][VALUE_CLASSES];
     build_log *logs;                  /* newest first */
+    atomic_size_t memory_limit;       /* clradix_sorter_set_memory_limit (0: none) */
 };
+
+/* The most keys one in-core sort takes: its offsets are 32-bit (the test build can lower
+   this, to reach the out-of-core path for more keys than that with small arrays). */
+static inline size_t max_keys_in_core(void)
+{
+#ifdef CLRADIX_TESTING
+    return testing_max_keys_in_core();
+#else
+    return CLRADIX_MAX_N;
+#endif
+}
+
+/* The device memory one call may use for its temporaries and staging: the device's, or
+   less under clradix_sorter_set_memory_limit. */
+static inline cl_ulong device_budget(const clradix_sorter *sorter)
+{
+    const size_t limit = atomic_load(&((clradix_sorter *)sorter)->memory_limit);
+    return limit && limit < sorter->limits.global_mem ? limit : sorter->limits.global_mem;
+}
 
 /* tuning.c */
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
@@ -164,6 +185,23 @@ typedef struct sort_request {
 } sort_request;
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
+/* The bytes of the temporaries dispatch_sort allocates for request with program p. */
+cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *request);
+/* XOR masks that map keys of type to their order-preserving image (image = key ^ (sign bit
+   set ? neg_xor : pos_xor)), descending included. */
+void key_transform(clradix_key_type type, int descending, cl_ulong *pos_xor, cl_ulong *neg_xor);
+
+/* api.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
+   result into keys_out (unless NULL) and values_out. */
+clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
+                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out);
+/* Whether host_sort_in_core can sort r within the device's limits and budget. */
+int host_fits_in_core(clradix_sorter *sorter, const sort_request *r);
+
+/* outofcore.c: host sorts larger than the device takes at once: a stable partition by the
+   top digits of the bit range, each bucket then sorted in core. */
+clradix_status host_sort_out_of_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
+                                     void *values);
 
 /* Maps an OpenCL error from an allocation or enqueue to a status. */
 clradix_status status_from_cl(cl_int err);

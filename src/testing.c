@@ -15,7 +15,7 @@ static cl_ulong forced_max_alloc, forced_global_mem;
 static clradix_testing_traits traits;
 static atomic_int builds_held;
 static atomic_uint builds_waiting;
-static atomic_size_t size_max;
+static atomic_size_t size_max, max_keys_in_core;
 
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 static int releases_held;
@@ -81,6 +81,17 @@ void clradix_testing_hold_releases(int hold)
 void clradix_testing_size_max(size_t max)
 {
     atomic_store(&size_max, max);
+}
+
+void clradix_testing_max_keys_in_core(size_t n)
+{
+    atomic_store(&max_keys_in_core, n);
+}
+
+size_t testing_max_keys_in_core(void)
+{
+    const size_t n = atomic_load(&max_keys_in_core);
+    return n ? n : CLRADIX_MAX_N;
 }
 
 size_t testing_size_max(void)

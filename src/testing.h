@@ -45,6 +45,10 @@ void clradix_testing_hold_releases(int hold);
    64-bit host what a 32-bit host would overflow. */
 void clradix_testing_size_max(size_t max);
 
+/* The most keys one in-core host sort takes (0: CLRADIX_MAX_N), to reach the out-of-core
+   path for more keys than the kernels' 32-bit offsets hold with small arrays. */
+void clradix_testing_max_keys_in_core(size_t n);
+
 /* The shape the sorter's variant for key_bytes and value_bytes is built with (built now
    if it was not), and the most local memory one of its kernels uses. */
 clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
@@ -59,6 +63,7 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
 #include <stdlib.h>
 
 size_t testing_size_max(void);
+size_t testing_max_keys_in_core(void);
 void *testing_malloc(size_t size);
 void *testing_calloc(size_t count, size_t size);
 char *testing_strdup(const char *text);

@@ -1,0 +1,155 @@
+/*
+ * Host-array sorts larger than the device takes at once (src/outofcore.c), forced at small
+ * sizes by clradix_sorter_set_memory_limit, and past the kernels' 32-bit offsets by the
+ * test build's lower in-core limit: every key type, keys, pairs and argsort, both
+ * directions, bit ranges, distributions that put every key in one bucket level after
+ * level; the memory limit's contract; and faults along the way, which must leave the
+ * arrays untouched or sorted.
+ */
+#include "testing.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void setup(void) { open_dev(NULL); }
+
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
+                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
+/* One bucket holding every key at every level but the last (bottom-digit), all equal, few
+   values, presorted both ways, random. */
+static const dist dists[] = { DIST_RANDOM, DIST_EQUAL, DIST_BOTTOM_DIGIT, DIST_SIXTEEN, DIST_SORTED, DIST_REVERSE };
+static const sort_call calls[] = { { API_HOST, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 4 },
+                                   { API_HOST, SORT_PAIRS, 8 }, { API_HOST, SORT_PAIRS, 16 },
+                                   { API_HOST, SORT_ARGSORT, 4 }, { API_HOST, SORT_ARGSORT, 8 } };
+enum { TYPES = 6, DISTS = 6, CALLS = 6 };
+
+/* Test _i: type _i / DISTS, distribution _i % DISTS, 2^18 keys under a 256 KiB limit (a
+   quarter of the smallest array's keys); the call, direction and bit range rotate. */
+START_TEST(test_out_of_core)
+{
+    const clradix_key_type type = types[_i / DISTS];
+    const dist d = dists[_i % DISTS];
+    const unsigned w = key_bytes_of(type) * 8;
+    const clradix_options options[] = { { 0 }, { 0, 0, 1 }, { 3, w - 5, 0 }, { w / 2, w, 1 } };
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 256 * 1024), CLRADIX_SUCCESS);
+    char msg[256], name[64];
+    for (int k = 0; k < 2; ++k) {
+        const sort_call *call = &calls[(_i + k) % CALLS];
+        const clradix_options *o = &options[(_i + 2 * k) % 4];
+        const int failed = sort_case(&dev, call, type, d, (size_t)1 << 18, o, 900 + _i * 2 + k, msg, sizeof msg);
+        ck_assert_msg(!failed, "type %d dist %s %s bits [%u, %u) %s: %s", type, dist_name(d),
+                      sort_call_name(call, name, sizeof name), o->begin_bit, o->end_bit ? o->end_bit : w,
+                      o->descending ? "descending" : "ascending", msg);
+    }
+}
+END_TEST
+
+/* More keys than one in-core sort takes (lowered from 2^32 - 1 to 2^16 here): the code
+   past the kernels' 32-bit offsets, without 16 GiB of keys. Then 2^22 keys under 4 MiB. */
+START_TEST(test_more_keys_than_offsets)
+{
+    static const struct { clradix_key_type type; sort_call call; size_t n, limit; } cases[] = {
+        { CLRADIX_U32, { API_HOST, SORT_PAIRS, 4 }, ((size_t)1 << 20) + 17, 0 },
+        { CLRADIX_F64, { API_HOST, SORT_ARGSORT, 8 }, ((size_t)1 << 20) + 17, 0 },
+        { CLRADIX_I64, { API_HOST, SORT_KEYS, 0 }, ((size_t)1 << 20) + 17, 0 },
+        { CLRADIX_U32, { API_HOST, SORT_KEYS, 0 }, (size_t)1 << 22, 4u << 20 },
+    };
+    char msg[256];
+    clradix_testing_max_keys_in_core((size_t)1 << 16);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, cases[c].limit), CLRADIX_SUCCESS);
+        const int failed = sort_case(&dev, &cases[c].call, cases[c].type, DIST_RANDOM, cases[c].n, NULL, 31 + c, msg,
+                                     sizeof msg);
+        ck_assert_msg(!failed, "case %zu: %s", c, msg);
+    }
+    clradix_testing_max_keys_in_core(0);
+}
+END_TEST
+
+/* The limit's contract: device-buffer calls whose temporaries do not fit are refused with
+   nothing changed; a limit too small for any bucket refuses host calls untouched; 0 lifts
+   it; a NULL sorter is an invalid argument. */
+START_TEST(test_memory_limit)
+{
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(NULL, 1), CLRADIX_ERROR_INVALID_ARGUMENT);
+    const size_t n = 300000;  /* past the one-launch size: temporaries of about n keys */
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 5), *copy = malloc(n * 4);
+    memcpy(copy, keys, n * 4);
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, n), CLRADIX_SUCCESS);  /* a quarter of the keys */
+    cl_event event = (cl_event)0x1;
+    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_ERROR_OUT_OF_RESOURCES);
+    ck_assert_ptr_eq(event, (cl_event)0x1);
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 1), CLRADIX_SUCCESS);
+    ck_assert_int_eq(clradix_sort_keys_host(dev.sorter, NULL, CLRADIX_U32, keys, n, NULL),
+                     CLRADIX_ERROR_OUT_OF_RESOURCES);
+    ck_assert_mem_eq(keys, copy, n * 4);
+    ck_assert_int_eq(clFinish(dev.queue), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, buffer, CL_TRUE, 0, n * 4, keys, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_mem_eq(keys, copy, n * 4);  /* the refused device call changed nothing */
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 0), CLRADIX_SUCCESS);
+    ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, buffer, n, NULL, 0, NULL, &event),
+                     CLRADIX_SUCCESS);
+    ck_assert_int_eq(clWaitForEvents(1, &event), CL_SUCCESS);
+    clReleaseEvent(event);
+    clReleaseMemObject(buffer);
+    free(keys);
+    free(copy);
+}
+END_TEST
+
+/* Every counted call of an out-of-core sort fails in turn (two buckets, each sorted in
+   core): an error, and the arrays untouched; or success, and sorted. */
+START_TEST(test_out_of_core_faults)
+{
+    const size_t n = 3000;
+    const sort_call call = { API_HOST, SORT_PAIRS, 4 };
+    uint32_t *in = make_keys(CLRADIX_U32, DIST_TWO, n, 8), *keys = malloc(n * 4);
+    uint32_t *in_values = make_values(4, n), *values = malloc(n * 4);
+    size_t *perm = oracle_order(CLRADIX_U32, in, n, NULL);
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 16 * 1024), CLRADIX_SUCCESS);  /* 24 KB in core */
+    unsigned long calls = 0;
+    unsigned errors = 0;
+    char msg[256];
+    for (unsigned long k = 0; k == 0 || k <= calls; ++k) {
+        memcpy(keys, in, n * 4);
+        memcpy(values, in_values, n * 4);
+        clradix_testing_fail_at(k);
+        const clradix_status status = run_sort(&dev, &call, CLRADIX_U32, keys, values, n, NULL);
+        if (k == 0)
+            calls = clradix_testing_calls();
+        clradix_testing_fail_at(0);
+        const int untouched = !memcmp(keys, in, n * 4) && !memcmp(values, in_values, n * 4);
+        const int sorted = !check_sorted(CLRADIX_U32, in, keys, in_values, values, 4, n, perm, msg, sizeof msg);
+        ck_assert_msg(status == CLRADIX_SUCCESS ? sorted : untouched, "fault %lu of %lu: %s, arrays %s", k, calls,
+                      clradix_status_string(status), untouched ? "untouched" : sorted ? "sorted" : "BROKEN");
+        errors += status != CLRADIX_SUCCESS;
+    }
+    printf("out of core: %lu faults, %u errors reported, the arrays untouched by each\n", calls, errors);
+    ck_assert_uint_gt(calls, 10);
+    ck_assert_uint_gt(errors, 0);
+    free(perm);
+    free(in);
+    free(keys);
+    free(in_values);
+    free(values);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("outofcore");
+    TCase *tc = tcase_create("outofcore");
+    tcase_add_checked_fixture(tc, setup, close_dev);
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_out_of_core, 0, TYPES * DISTS);
+    tcase_add_test(tc, test_more_keys_than_offsets);
+    tcase_add_test(tc, test_memory_limit);
+    tcase_add_test(tc, test_out_of_core_faults);
+    suite_add_tcase(s, tc);
+    return run_device_suite(s, "test_outofcore");
+}
