@@ -27,6 +27,11 @@ typedef struct options {
     size_t qsort_max_n;
     int qsort, boost, tune;
     const char *json_path, *csv_path;
+    /* --memory-limit: budgets of the host-array sort, each a fraction 1/divisor of the
+       case's data (divisor > 0) or bytes */
+    unsigned limit_divisors[MAX_ITEMS];
+    size_t limit_bytes[MAX_ITEMS];
+    int limit_count;
 } options;
 
 typedef struct device_report {
@@ -49,6 +54,7 @@ typedef struct result {
     double first_ms, median_ms, min_ms, max_ms;
     double mkeys, gbps, copy_share;  /* gbps and copy_share only for clradix */
     double speedup;                  /* baseline rows: clradix's speedup over this one */
+    double outside;                  /* host rows: share of the time outside the device-buffer sort */
     unsigned passes;
     double bytes_per_key;
     int verified;
@@ -158,6 +164,26 @@ static int add_value_size(options *o, const char *item)
     return 1;
 }
 
+static int add_limit(options *o, const char *item)
+{
+    if (o->limit_count == MAX_ITEMS)
+        return 0;
+    o->limit_divisors[o->limit_count] = 0;
+    o->limit_bytes[o->limit_count] = 0;
+    if (!strncmp(item, "1/", 2)) {
+        char *end;
+        const unsigned long d = strtoul(item + 2, &end, 10);
+        if (*end || d < 2 || d > 1u << 20)
+            return 0;
+        o->limit_divisors[o->limit_count++] = (unsigned)d;
+        return 1;
+    }
+    if (!parse_size(item, &o->limit_bytes[o->limit_count]) || !o->limit_bytes[o->limit_count])
+        return 0;
+    ++o->limit_count;
+    return 1;
+}
+
 static int add_device(options *o, const char *item)
 {
     if (!strcmp(item, "all"))
@@ -185,6 +211,10 @@ static void usage(FILE *f)
             "  --dist D            random,sorted,reverse,equal,few,lowentropy,range16 (default random)\n"
             "  --runs R            timed sorts per case after the first, at least 5 (default 5)\n"
             "  --qsort-max-n N     leave qsort out above N keys (default 2^24); --no-qsort: always\n"
+            "  --memory-limit L    also time the host-array sort in core ('host') and under these device\n"
+            "                      memory budgets (clradix_sorter_set_memory_limit), out of core: bytes\n"
+            "                      (64M) or fractions of the case's data (1/4); several with commas.\n"
+            "                      With several devices, a row for the host sort shared by all ('multi')\n"
             "  --no-boost          leave Boost.Compute out\n"
             "  --json FILE         write every result as JSON; --csv FILE: as CSV\n"
             "  --tune              search the kernel parameters for the first device, type, value size\n"
@@ -193,7 +223,9 @@ static void usage(FILE *f)
             "Columns: first = the case's first sort, including any kernel build it triggers; median,\n"
             "min, max over the timed sorts; GB/s = bytes the executed passes move per key (reads and\n"
             "writes of every kernel) x keys / median time; %%copy = that against the device's copy-kernel\n"
-            "bandwidth measured in the same run; speedup = a baseline's median / clradix's median.\n");
+            "bandwidth measured in the same run; speedup = a baseline's median / clradix's median;\n"
+            "outside = for host-array sorts, the share of their time not spent in the device-buffer sort\n"
+            "of the same data (transfers, and partitioning when out of core).\n");
 }
 
 static int parse_options(int argc, char **argv, options *o, int *list_only)
@@ -235,6 +267,8 @@ static int parse_options(int argc, char **argv, options *o, int *list_only)
             ok = o->runs >= 5 && o->runs <= 1000;
         } else if (!strcmp(a, "--qsort-max-n")) {
             ok = parse_size(v, &o->qsort_max_n);
+        } else if (!strcmp(a, "--memory-limit")) {
+            ok = for_each_item(v, add_limit, o);
         } else if (!strcmp(a, "--json")) {
             o->json_path = v;
         } else if (!strcmp(a, "--csv")) {
@@ -353,26 +387,27 @@ static const char *size_text(size_t n, char *buf, size_t size)
 
 static void print_header(void)
 {
-    printf("%-4s %-6s %-9s %-10s %-8s %9s %9s %9s %9s %9s %7s %6s %8s\n", "type", "values", "n", "dist", "impl",
-           "first ms", "median ms", "min ms", "max ms", "Mkeys/s", "GB/s", "%copy", "speedup");
+    printf("%-4s %-6s %-9s %-10s %-8s %9s %9s %9s %9s %9s %7s %6s %8s %8s\n", "type", "values", "n", "dist", "impl",
+           "first ms", "median ms", "min ms", "max ms", "Mkeys/s", "GB/s", "%copy", "speedup", "outside");
 }
 
 static void print_row(const result *r)
 {
-    char n[32], values[16], first[16], gbps[16], share[16], speedup[16];
+    char n[32], values[16], first[16], gbps[16], share[16], speedup[16], outside[16];
     snprintf(values, sizeof values, r->value_size ? "%zuB" : "-", r->value_size);
     snprintf(first, sizeof first, r->first_ms > 0 ? "%.2f" : "-", r->first_ms);
     snprintf(gbps, sizeof gbps, r->gbps > 0 ? "%.1f" : "-", r->gbps);
     snprintf(share, sizeof share, r->copy_share > 0 ? "%.0f%%" : "-", r->copy_share * 100);
     snprintf(speedup, sizeof speedup, r->speedup > 0 ? "%.1fx" : "", r->speedup);
+    snprintf(outside, sizeof outside, r->outside > 0 ? "%.0f%%" : "", r->outside * 100);
     if (r->runs == 0) {
         printf("%-4s %-6s %-9s %-10s %-8s   %s\n", type_name(r->type), values, size_text(r->n, n, sizeof n),
                dist_name(r->dist), r->impl, r->note);
         return;
     }
-    printf("%-4s %-6s %-9s %-10s %-8s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s%s%s\n", type_name(r->type), values,
+    printf("%-4s %-6s %-9s %-10s %-8s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s %8s%s%s\n", type_name(r->type), values,
            size_text(r->n, n, sizeof n), dist_name(r->dist), r->impl, first, r->median_ms, r->min_ms, r->max_ms,
-           r->mkeys, gbps, share, speedup, r->verified ? "" : "  WRONG RESULT: ", r->verified ? "" : r->note);
+           r->mkeys, gbps, share, speedup, outside, r->verified ? "" : "  WRONG RESULT: ", r->verified ? "" : r->note);
     fflush(stdout);
 }
 
@@ -419,10 +454,11 @@ static int write_json(const char *path, const device_report *devices, int device
                 "    {\"device\": %d, \"impl\": \"%s\", \"type\": \"%s\", \"value_size\": %zu, \"n\": %zu, "
                 "\"dist\": \"%s\", \"runs\": %d, \"first_ms\": %.4f, \"median_ms\": %.4f, \"min_ms\": %.4f, "
                 "\"max_ms\": %.4f, \"mkeys_per_s\": %.3f, \"gb_per_s\": %.3f, \"copy_share\": %.4f, "
-                "\"speedup\": %.3f, \"passes\": %u, \"bytes_per_key\": %.1f, \"verified\": %s, \"note\": ",
+                "\"speedup\": %.3f, \"outside_share\": %.4f, \"passes\": %u, \"bytes_per_key\": %.1f, "
+                "\"verified\": %s, \"note\": ",
                 devices[r->device].index, r->impl, type_name(r->type), r->value_size, r->n, dist_name(r->dist),
                 r->runs, r->first_ms, r->median_ms, r->min_ms, r->max_ms, r->mkeys, r->gbps, r->copy_share, r->speedup,
-                r->passes, r->bytes_per_key, r->verified ? "true" : "false");
+                r->outside, r->passes, r->bytes_per_key, r->verified ? "true" : "false");
         json_string(f, r->note);
         fprintf(f, "}%s\n", i + 1 < result_count ? "," : "");
     }
@@ -436,7 +472,7 @@ static int write_csv(const char *path, const device_report *devices)
     if (!f)
         return 0;
     fprintf(f, "device,device_name,impl,type,value_size,n,dist,runs,first_ms,median_ms,min_ms,max_ms,mkeys_per_s,"
-               "gb_per_s,copy_share,speedup,passes,bytes_per_key,verified\n");
+               "gb_per_s,copy_share,speedup,passes,bytes_per_key,verified,outside_share\n");
     for (size_t i = 0; i < result_count; ++i) {
         const result *r = &results[i];
         if (r->runs == 0)
@@ -446,10 +482,10 @@ static int write_csv(const char *path, const device_report *devices)
         for (char *c = name; *c; ++c)
             if (*c == ',' || *c == '"')
                 *c = ' ';
-        fprintf(f, "%d,%s,%s,%s,%zu,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%u,%.1f,%d\n",
+        fprintf(f, "%d,%s,%s,%s,%zu,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%u,%.1f,%d,%.4f\n",
                 devices[r->device].index, name, r->impl, type_name(r->type), r->value_size, r->n, dist_name(r->dist),
                 r->runs, r->first_ms, r->median_ms, r->min_ms, r->max_ms, r->mkeys, r->gbps, r->copy_share, r->speedup,
-                r->passes, r->bytes_per_key, r->verified);
+                r->passes, r->bytes_per_key, r->verified, r->outside);
     }
     return fclose(f) == 0;
 }
@@ -583,6 +619,47 @@ static void time_qsort(const workload *w, int runs, result *r)
     free(times);
 }
 
+/* The host-array sort of w on sorters (one: the single-device call, with the sorter's memory
+   limit set to limit; several: the multi-device call), the first sort apart. */
+static void time_host_sort(clradix_sorter *const *sorters, unsigned count, size_t limit, const workload *w, int runs,
+                           result *r)
+{
+    double *times = malloc((size_t)runs * sizeof *times);
+    const size_t key_bytes = w->n * type_bytes(w->type), value_bytes = w->n * w->value_size;
+    clradix_status status = count == 1 ? clradix_sorter_set_memory_limit(sorters[0], limit) : CLRADIX_SUCCESS;
+    for (int run = -1; run < runs && status == CLRADIX_SUCCESS; ++run) {
+        memcpy(w->out_keys, w->keys, key_bytes);
+        if (value_bytes)
+            memcpy(w->out_values, w->values, value_bytes);
+        const double t0 = seconds();
+        if (count == 1)
+            status = value_bytes ? clradix_sort_pairs_host(sorters[0], NULL, w->type, w->out_keys, w->out_values,
+                                                           w->value_size, w->n, NULL)
+                                 : clradix_sort_keys_host(sorters[0], NULL, w->type, w->out_keys, w->n, NULL);
+        else
+            status = value_bytes ? clradix_sort_pairs_host_multi(sorters, count, w->type, w->out_keys, w->out_values,
+                                                                 w->value_size, w->n, NULL)
+                                 : clradix_sort_keys_host_multi(sorters, count, w->type, w->out_keys, w->n, NULL);
+        const double t = seconds() - t0;
+        if (run < 0)
+            r->first_ms = t * 1e3;
+        else
+            times[run] = t;
+    }
+    if (count == 1)
+        clradix_sorter_set_memory_limit(sorters[0], 0);
+    if (status == CLRADIX_SUCCESS) {
+        summarize(times, runs, r);
+        r->verified = !verify_sort(w->type, w->keys, w->digest, w->out_keys, value_bytes ? w->out_values : NULL,
+                                   w->value_size, w->n, r->note, sizeof r->note);
+    } else {
+        snprintf(r->note, sizeof r->note, "%s", clradix_status_string(status));
+        r->runs = 0;
+        r->verified = 0;
+    }
+    free(times);
+}
+
 static int case_number, case_total;
 static double start_time;
 
@@ -618,6 +695,27 @@ static int run_case(const options *o, const device_run *d, const device_report *
     ok &= r.verified && r.runs > 0;
     print_row(add_result(&r));
 
+    /* The host-array sort, in core and under each memory budget. */
+    for (int l = -1; o->limit_count && l < o->limit_count; ++l) {
+        const size_t data = w->n * (type_bytes(w->type) + w->value_size);
+        const size_t limit = l < 0 ? 0 : o->limit_divisors[l] ? data / o->limit_divisors[l] : o->limit_bytes[l];
+        char label[48], size[32];
+        if (l < 0)
+            snprintf(label, sizeof label, "host");
+        else if (o->limit_divisors[l])
+            snprintf(label, sizeof label, "host/%u", o->limit_divisors[l]);
+        else
+            snprintf(label, sizeof label, "host<%s", size_text(limit, size, sizeof size));
+        progress(dev, w, label);
+        r = base;
+        r.impl = strdup(label);
+        time_host_sort(&d->sorter, 1, limit, w, o->runs, &r);
+        if (r.runs && clradix_ms > 0 && r.median_ms > clradix_ms)
+            r.outside = 1 - clradix_ms / r.median_ms;
+        ok &= r.verified && r.runs > 0;
+        print_row(add_result(&r));
+    }
+
     if (o->boost) {
         progress(dev, w, "boost");
         r = base;
@@ -644,6 +742,95 @@ static int run_case(const options *o, const device_run *d, const device_report *
         }
         print_row(add_result(&r));
     }
+    return ok;
+}
+
+static int case_count(const options *o)
+{
+    return o->type_count * o->value_count * o->size_count * o->dist_count;
+}
+
+/* The input of case c, by type, then value size, size and distribution. */
+static workload make_workload(const options *o, int c)
+{
+    const int di = c % o->dist_count, si = c / o->dist_count % o->size_count;
+    const int vi = c / (o->dist_count * o->size_count) % o->value_count;
+    const int ti = c / (o->dist_count * o->size_count * o->value_count);
+    workload w = { o->types[ti], o->sizes[si], o->value_sizes[vi], o->dists[di], NULL, NULL, NULL, NULL, { 0, 0 } };
+    const size_t key_bytes = w.n * type_bytes(w.type), value_bytes = w.n * w.value_size;
+    w.keys = malloc(key_bytes);
+    w.out_keys = malloc(key_bytes);
+    w.values = value_bytes ? malloc(value_bytes) : NULL;
+    w.out_values = value_bytes ? malloc(value_bytes) : NULL;
+    if (!w.keys || !w.out_keys || (value_bytes && (!w.values || !w.out_values))) {
+        fprintf(stderr, "clradix-bench: out of host memory for n=%zu\n", w.n);
+        exit(1);
+    }
+    make_keys(w.type, w.dist, w.n, 42 + (uint64_t)w.dist, w.keys);
+    if (value_bytes)
+        make_values(w.value_size, w.n, w.values);
+    w.digest = digest_keys(w.type, w.keys, w.n);
+    return w;
+}
+
+static void free_workload(workload *w)
+{
+    free(w->keys);
+    free(w->out_keys);
+    free(w->values);
+    free(w->out_values);
+}
+
+/* With several devices: every case as one host sort shared by all of them ('multi'). */
+static int run_multi(const options *o, const int *indices, int count)
+{
+    cl_uint total = 0;
+    clradix_device_list(0, NULL, &total);
+    cl_device_id *all = malloc(total * sizeof *all);
+    clradix_device_list(total, all, &total);
+    clradix_sorter *sorters[MAX_ITEMS];
+    int ok = 1, made = 0;
+    printf("\ndevices");
+    for (int i = 0; i < count; ++i)
+        printf("%s%d", i ? "+" : " ", indices[i]);
+    printf(": one host-array sort shared by all ('multi'; 'outside' against the first device's clradix row)\n");
+    print_header();
+    for (; made < count && ok; ++made) {
+        cl_int err;
+        cl_context context = clCreateContext(NULL, 1, &all[indices[made]], NULL, NULL, &err);
+        ok = err == CL_SUCCESS && clradix_sorter_create(context, all[indices[made]], &sorters[made]) == CLRADIX_SUCCESS;
+        if (err == CL_SUCCESS)
+            clReleaseContext(context);  /* the sorter keeps it */
+    }
+    if (!ok) {
+        fprintf(stderr, "clradix-bench: cannot make a sorter on every device for the multi-device sort\n");
+        --made;
+    }
+    for (int c = 0; c < case_count(o) && ok; ++c) {
+        workload w = make_workload(o, c);
+        ++case_number;
+        result r = { 0 };
+        r.device = 0;
+        r.impl = "multi";
+        r.type = w.type;
+        r.value_size = w.value_size;
+        r.n = w.n;
+        r.dist = w.dist;
+        fprintf(stderr, "[case %d/%d, %.0f s] devices: multi\n", case_number, case_total, seconds() - start_time);
+        time_host_sort(sorters, (unsigned)count, 0, &w, o->runs, &r);
+        for (size_t i = 0; i < result_count; ++i) {  /* the first device's device-buffer sort of this case */
+            const result *x = &results[i];
+            if (x->device == 0 && !strcmp(x->impl, "clradix") && x->type == w.type && x->value_size == w.value_size
+                && x->n == w.n && x->dist == w.dist && x->runs && r.runs && r.median_ms > x->median_ms)
+                r.outside = 1 - x->median_ms / r.median_ms;
+        }
+        ok &= r.verified && r.runs > 0;
+        print_row(add_result(&r));
+        free_workload(&w);
+    }
+    for (int i = 0; i < made; ++i)
+        clradix_sorter_release(sorters[i]);
+    free(all);
     return ok;
 }
 
@@ -697,31 +884,11 @@ static int run_device(const options *o, int index, device_report *dev, int repor
     print_header();
 
     int ok = 1;
-    for (int ti = 0; ti < o->type_count; ++ti)
-        for (int vi = 0; vi < o->value_count; ++vi)
-            for (int si = 0; si < o->size_count; ++si)
-                for (int di = 0; di < o->dist_count; ++di) {
-                    workload w = { o->types[ti], o->sizes[si], o->value_sizes[vi], o->dists[di], NULL, NULL, NULL, NULL,
-                                   { 0, 0 } };
-                    const size_t key_bytes = w.n * type_bytes(w.type), value_bytes = w.n * w.value_size;
-                    w.keys = malloc(key_bytes);
-                    w.out_keys = malloc(key_bytes);
-                    w.values = value_bytes ? malloc(value_bytes) : NULL;
-                    w.out_values = value_bytes ? malloc(value_bytes) : NULL;
-                    if (!w.keys || !w.out_keys || (value_bytes && (!w.values || !w.out_values))) {
-                        fprintf(stderr, "clradix-bench: out of host memory for n=%zu\n", w.n);
-                        exit(1);
-                    }
-                    make_keys(w.type, w.dist, w.n, 42 + (uint64_t)w.dist, w.keys);
-                    if (value_bytes)
-                        make_values(w.value_size, w.n, w.values);
-                    w.digest = digest_keys(w.type, w.keys, w.n);
-                    ok &= run_case(o, &d, dev, &w);
-                    free(w.keys);
-                    free(w.out_keys);
-                    free(w.values);
-                    free(w.out_values);
-                }
+    for (int c = 0; c < case_count(o); ++c) {
+        workload w = make_workload(o, c);
+        ok &= run_case(o, &d, dev, &w);
+        free_workload(&w);
+    }
     clradix_sorter_release(d.sorter);
     clReleaseCommandQueue(d.queue);
     clReleaseContext(d.context);
@@ -755,11 +922,13 @@ int main(int argc, char **argv)
         return status;
     }
     device_report devices[MAX_ITEMS];
-    case_total = device_count * o.type_count * o.value_count * o.size_count * o.dist_count;
+    case_total = (device_count + (device_count > 1)) * case_count(&o);
     start_time = seconds();
     int ok = 1;
     for (int i = 0; i < device_count; ++i)
         ok &= run_device(&o, indices[i], &devices[i], i);
+    if (device_count > 1)
+        ok &= run_multi(&o, indices, device_count);
     fprintf(stderr, "done: %d cases in %.0f s\n", case_number, seconds() - start_time);
 
     if (o.json_path && !write_json(o.json_path, devices, device_count)) {

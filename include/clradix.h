@@ -49,8 +49,8 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 0
-#define CLRADIX_VERSION_PATCH 1
+#define CLRADIX_VERSION_MINOR 1
+#define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
 
@@ -321,6 +321,34 @@ CLRADIX_API clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_co
 CLRADIX_API clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue queue,
                                                 clradix_key_type type, const void *keys, void *indices,
                                                 size_t index_size, size_t n, const clradix_options *options);
+
+/* ---------------------------------------------------------------------------------
+ * Sorting host arrays on several devices: blocking
+ *
+ * One sort shared by num_sorters sorters (devices of any platforms and contexts; the same
+ * sorter twice, or sorters of one device, work too), with the parameters of the
+ * single-device host calls and the same result, bit for bit. The keys are partitioned
+ * by the top digits of the bit range on the host (as out of core, see above), and the
+ * devices sort the parts, a faster device taking more of them; each sorter uses queues of
+ * its own. One sorter: the single-device call. num_sorters 0, sorters NULL or a NULL
+ * entry: CLRADIX_ERROR_INVALID_ARGUMENT; a key type that one of the sorters cannot sort,
+ * or a device of another byte order than the host's: CLRADIX_ERROR_UNSUPPORTED, before
+ * any work. Memory and failures as out of core: the arrays are untouched on error.
+ * ------------------------------------------------------------------------------ */
+
+CLRADIX_API clradix_status clradix_sort_keys_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,
+                                                        clradix_key_type type, void *keys, size_t n,
+                                                        const clradix_options *options);
+
+/* Pairs as in clradix_sort_pairs_host. */
+CLRADIX_API clradix_status clradix_sort_pairs_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,
+                                                         clradix_key_type type, void *keys, void *values,
+                                                         size_t value_size, size_t n, const clradix_options *options);
+
+/* Argsort as in clradix_argsort_host. */
+CLRADIX_API clradix_status clradix_argsort_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,
+                                                      clradix_key_type type, const void *keys, void *indices,
+                                                      size_t index_size, size_t n, const clradix_options *options);
 
 #ifdef __cplusplus
 }

@@ -398,7 +398,7 @@ clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_queue queue, c
  * ------------------------------------------------------------------------------ */
 
 /* A queue of the sorter's own for one host-array call, not used by any other call meanwhile. */
-static clradix_status queue_acquire(clradix_sorter *sorter, cl_command_queue *queue)
+clradix_status host_queue_acquire(clradix_sorter *sorter, cl_command_queue *queue)
 {
     pthread_mutex_lock(&sorter->lock);
     *queue = sorter->idle_count ? sorter->idle_queues[--sorter->idle_count] : NULL;
@@ -410,7 +410,7 @@ static clradix_status queue_acquire(clradix_sorter *sorter, cl_command_queue *qu
     return status_from_cl(err);
 }
 
-static void queue_return(clradix_sorter *sorter, cl_command_queue queue)
+void host_queue_return(clradix_sorter *sorter, cl_command_queue queue)
 {
     pthread_mutex_lock(&sorter->lock);
     if (sorter->idle_count < IDLE_QUEUES) {
@@ -477,40 +477,66 @@ int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
     return (cl_ulong)r->keys_size + r->values_size + dispatch_temporary_bytes(sorter, p, r) <= device_budget(sorter);
 }
 
+/* The checks of a host-array call on sorter, filling r. */
+static clradix_status check_host_call(clradix_sorter *sorter, clradix_key_type type, size_t value_size, int argsort,
+                                      size_t n, const clradix_options *options, sort_request *r)
+{
+    clradix_status status = check_keys(sorter, type, n, options, r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    r->value_size = value_size;
+    r->argsort = argsort;
+    status = check_sizes(r);
+    if (status == CLRADIX_SUCCESS && argsort && value_size == 4 && n > CLRADIX_MAX_N)
+        status = CLRADIX_ERROR_INVALID_ARGUMENT;  /* indices that 4 bytes do not hold */
+    if (status == CLRADIX_SUCCESS && !sorter->limits.host_byte_order)
+        status = CLRADIX_ERROR_UNSUPPORTED;  /* the device would read the host's integers wrong */
+    return status;
+}
+
 /* The checks of every host-array call, then the sort: in core when the device takes it at
-   once, else out of core. */
+   once, else by parts. */
 static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, void *keys,
                                 void *values, size_t value_size, int argsort, size_t n, const clradix_options *options)
 {
     if (!sorter || !keys)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     sort_request r = { 0 };
-    clradix_status status = check_keys(sorter, type, n, options, &r);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-    r.value_size = value_size;
-    r.argsort = argsort;
-    status = check_sizes(&r);
-    if (status == CLRADIX_SUCCESS && argsort && value_size == 4 && n > CLRADIX_MAX_N)
-        status = CLRADIX_ERROR_INVALID_ARGUMENT;  /* indices that 4 bytes do not hold */
+    clradix_status status = check_host_call(sorter, type, value_size, argsort, n, options, &r);
     if (status == CLRADIX_SUCCESS && queue)
         status = check_queue(sorter, queue);
-    if (status == CLRADIX_SUCCESS && !sorter->limits.host_byte_order)
-        status = CLRADIX_ERROR_UNSUPPORTED;  /* the device would read the host's integers wrong */
     if (status != CLRADIX_SUCCESS || n == 0 || (r.begin_bit == r.end_bit && !argsort))
         return status;
-
+    if (!host_fits_in_core(sorter, &r))
+        return host_sort_by_parts(&sorter, 1, queue, &r, keys, values);
     const cl_command_queue callers_queue = queue;
-    status = queue ? CLRADIX_SUCCESS : queue_acquire(sorter, &queue);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-    if (host_fits_in_core(sorter, &r))
+    status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    if (status == CLRADIX_SUCCESS)
         status = host_sort_in_core(sorter, queue, &r, keys, values, keys, values);
-    else
-        status = host_sort_out_of_core(sorter, queue, &r, keys, values);
-    if (!callers_queue)
-        queue_return(sorter, queue);
+    if (!callers_queue && queue)
+        host_queue_return(sorter, queue);
     return status;
+}
+
+/* The checks of every multi-device call (on every sorter), then the sort by parts. */
+static clradix_status multi_call(clradix_sorter *const *sorters, unsigned num_sorters, clradix_key_type type,
+                                 void *keys, void *values, size_t value_size, int argsort, size_t n,
+                                 const clradix_options *options)
+{
+    if (!sorters || num_sorters == 0 || !keys)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < num_sorters; ++i)
+        if (!sorters[i])
+            return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (num_sorters == 1)
+        return host_call(sorters[0], NULL, type, keys, values, value_size, argsort, n, options);
+    sort_request r = { 0 };
+    clradix_status status = CLRADIX_SUCCESS;
+    for (unsigned i = 0; i < num_sorters && status == CLRADIX_SUCCESS; ++i)
+        status = check_host_call(sorters[i], type, value_size, argsort, n, options, &r);
+    if (status != CLRADIX_SUCCESS || n == 0 || (r.begin_bit == r.end_bit && !argsort))
+        return status;
+    return host_sort_by_parts(sorters, num_sorters, NULL, &r, keys, values);
 }
 
 clradix_status clradix_sort_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
@@ -538,4 +564,32 @@ clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue que
     if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     return host_call(sorter, queue, type, (void *)keys, indices, index_size, 1, n, options);
+}
+
+clradix_status clradix_sort_keys_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,
+                                            clradix_key_type type, void *keys, size_t n,
+                                            const clradix_options *options)
+{
+    return multi_call(sorters, num_sorters, type, keys, NULL, 0, 0, n, options);
+}
+
+clradix_status clradix_sort_pairs_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,
+                                             clradix_key_type type, void *keys, void *values, size_t value_size,
+                                             size_t n, const clradix_options *options)
+{
+    if (!values)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = check_value_size(value_size);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return multi_call(sorters, num_sorters, type, keys, values, value_size, 0, n, options);
+}
+
+clradix_status clradix_argsort_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,
+                                          clradix_key_type type, const void *keys, void *indices, size_t index_size,
+                                          size_t n, const clradix_options *options)
+{
+    if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    return multi_call(sorters, num_sorters, type, (void *)keys, indices, index_size, 1, n, options);
 }

@@ -198,10 +198,14 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
 /* Whether host_sort_in_core can sort r within the device's limits and budget. */
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r);
 
-/* outofcore.c: host sorts larger than the device takes at once: a stable partition by the
-   top digits of the bit range, each bucket then sorted in core. */
-clradix_status host_sort_out_of_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
-                                     void *values);
+/* outofcore.c: a host sort by parts, on the sorters given (one or more, repeats allowed):
+   a stable partition by the top digits of the bit range, each bucket sorted in core.
+   queue: the caller's, for the first sorter's first worker, or NULL. */
+clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_sorters, cl_command_queue queue,
+                                  sort_request *r, void *keys, void *values);
+/* api.c: a queue of the sorter's own for one host-array sort, and its return. */
+clradix_status host_queue_acquire(clradix_sorter *sorter, cl_command_queue *queue);
+void host_queue_return(clradix_sorter *sorter, cl_command_queue queue);
 
 /* Maps an OpenCL error from an allocation or enqueue to a status. */
 clradix_status status_from_cl(cl_int err);

@@ -1,7 +1,9 @@
 /*
  * Two devices in one platform (CTest runs this with POCL_DEVICES="pthread basic"):
  * device numbering and selection, a queue of the other device, a device outside the
- * sorter's context, and both devices sorting one buffer in turn.
+ * sorter's context, both devices sorting one buffer in turn, and one host sort shared by
+ * both devices (each in a context of its own), by one device twice, and by the same
+ * sorter twice.
  */
 #include "testutil.h"
 
@@ -144,15 +146,109 @@ START_TEST(test_both_devices)
 }
 END_TEST
 
+/* The multi-device host calls against the oracle, and equal to the single-device sort. */
+START_TEST(test_multi_device)
+{
+    clradix_sorter *own[2];
+    for (int i = 0; i < 2; ++i) {
+        cl_int err;
+        cl_context context = clCreateContext(NULL, 1, &devices[i], NULL, NULL, &err);  /* contexts apart */
+        ck_assert_int_eq(clradix_sorter_create(context, devices[i], &own[i]), CLRADIX_SUCCESS);
+        clReleaseContext(context);
+    }
+    clradix_sorter *const sets[][2] = { { own[0], own[1] }, { own[1], own[1] } };
+    static const struct { clradix_key_type type; sort_kind kind; size_t value_size; clradix_options options; } cases[] = {
+        { CLRADIX_U32, SORT_KEYS, 0, { 0 } },
+        { CLRADIX_F32, SORT_PAIRS, 4, { 0, 0, 1 } },
+        { CLRADIX_I64, SORT_PAIRS, 16, { 5, 50, 0 } },
+        { CLRADIX_F64, SORT_ARGSORT, 8, { 0 } },
+        { CLRADIX_U32, SORT_ARGSORT, 4, { 0, 0, 1 } },
+    };
+    const size_t n = 200003;
+    char msg[256];
+    for (size_t set = 0; set < 2; ++set)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            const size_t kb = key_bytes_of(cases[c].type), vs = cases[c].value_size;
+            void *in = make_keys(cases[c].type, DIST_LOW_ENTROPY, n, 60 + c), *keys = malloc(n * kb);
+            void *in_values = vs ? make_values(vs, n) : NULL, *values = vs ? malloc(n * vs) : NULL;
+            void *single_keys = malloc(n * kb), *single_values = vs ? malloc(n * vs) : NULL;
+            memcpy(keys, in, n * kb);
+            memcpy(single_keys, in, n * kb);
+            if (vs) {
+                memcpy(values, in_values, n * vs);
+                memcpy(single_values, in_values, n * vs);
+            }
+            const clradix_options *o = &cases[c].options;
+            clradix_status status, single;
+            switch (cases[c].kind) {
+            case SORT_KEYS:
+                status = clradix_sort_keys_host_multi(sets[set], 2, cases[c].type, keys, n, o);
+                single = clradix_sort_keys_host(own[0], NULL, cases[c].type, single_keys, n, o);
+                break;
+            case SORT_PAIRS:
+                status = clradix_sort_pairs_host_multi(sets[set], 2, cases[c].type, keys, values, vs, n, o);
+                single = clradix_sort_pairs_host(own[0], NULL, cases[c].type, single_keys, single_values, vs, n, o);
+                break;
+            default:
+                status = clradix_argsort_host_multi(sets[set], 2, cases[c].type, keys, values, vs, n, o);
+                single = clradix_argsort_host(own[0], NULL, cases[c].type, single_keys, single_values, vs, n, o);
+                break;
+            }
+            ck_assert_int_eq(status, CLRADIX_SUCCESS);
+            ck_assert_int_eq(single, CLRADIX_SUCCESS);
+            ck_assert_mem_eq(keys, single_keys, n * kb);  /* bit for bit */
+            if (vs)
+                ck_assert_mem_eq(values, single_values, n * vs);
+            size_t *perm = oracle_order(cases[c].type, in, n, o);
+            if (cases[c].kind == SORT_ARGSORT) {
+                ck_assert_mem_eq(keys, in, n * kb);
+                for (size_t i = 0; i < n; ++i)
+                    ck_assert_uint_eq(vs == 4 ? ((uint32_t *)values)[i] : ((uint64_t *)values)[i], perm[i]);
+            } else {
+                ck_assert_msg(!check_sorted(cases[c].type, in, keys, in_values, values, vs, n, perm, msg, sizeof msg),
+                              "set %zu case %zu: %s", set, c, msg);
+            }
+            free(perm);
+            free(in);
+            free(keys);
+            free(in_values);
+            free(values);
+            free(single_keys);
+            free(single_values);
+        }
+
+    /* Rejected before any work. */
+    uint32_t k[4] = { 3, 2, 1, 0 }, idx[4];
+    clradix_sorter *const with_null[2] = { own[0], NULL };
+    ck_assert_int_eq(clradix_sort_keys_host_multi(sets[0], 0, CLRADIX_U32, k, 4, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys_host_multi(NULL, 2, CLRADIX_U32, k, 4, NULL), CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_keys_host_multi(with_null, 2, CLRADIX_U32, k, 4, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs_host_multi(sets[0], 2, CLRADIX_U32, k, NULL, 4, 4, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clradix_sort_pairs_host_multi(sets[0], 2, CLRADIX_U32, k, idx, 12, 4, NULL),
+                     CLRADIX_ERROR_UNSUPPORTED);
+    ck_assert_int_eq(clradix_argsort_host_multi(sets[0], 2, CLRADIX_U32, k, idx, 2, 4, NULL),
+                     CLRADIX_ERROR_INVALID_ARGUMENT);
+    ck_assert(k[0] == 3 && k[3] == 0);
+    ck_assert_int_eq(clradix_sort_keys_host_multi(sets[0], 2, CLRADIX_U32, k, 0, NULL), CLRADIX_SUCCESS);
+    ck_assert_int_eq(clradix_sort_keys_host_multi(sets[0], 1, CLRADIX_U32, k, 4, NULL), CLRADIX_SUCCESS);
+    ck_assert(k[0] == 0 && k[1] == 1 && k[2] == 2 && k[3] == 3);
+    for (int i = 0; i < 2; ++i)
+        clradix_sorter_release(own[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("devices");
     TCase *tc = tcase_create("devices");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_selection);
     tcase_add_test(tc, test_wrong_device);
     tcase_add_test(tc, test_both_devices);
+    tcase_add_test(tc, test_multi_device);
     suite_add_tcase(s, tc);
     return run_suite_with_devices(s, "test_devices", 2);
 }
