@@ -3,8 +3,8 @@
  * sizes by clradix_sorter_set_memory_limit, and past the kernels' 32-bit offsets by the
  * test build's lower in-core limit: every key type, keys, pairs and argsort, both
  * directions, bit ranges, distributions that put every key in one bucket level after
- * level; the memory limit's contract; and faults along the way, which must leave the
- * arrays untouched or sorted.
+ * level; the memory limit's contract; faults along the way, out of core and on two
+ * sorters, which must leave the arrays untouched or sorted; and, opt-in, 2^32 + 17 keys.
  */
 #include "testing.h"
 #include "testutil.h"
@@ -102,41 +102,75 @@ START_TEST(test_memory_limit)
 }
 END_TEST
 
-/* Every counted call of an out-of-core sort fails in turn (two buckets, each sorted in
-   core): an error, and the arrays untouched; or success, and sorted. */
-START_TEST(test_out_of_core_faults)
+/* Every counted call of a sort by parts fails in turn, out of core on one sorter (two
+   buckets, each sorted in core) and shared by two sorters of one device: an error, and
+   the arrays untouched; or success, and sorted. */
+START_TEST(test_faults_by_parts)
 {
     const size_t n = 3000;
-    const sort_call call = { API_HOST, SORT_PAIRS, 4 };
     uint32_t *in = make_keys(CLRADIX_U32, DIST_TWO, n, 8), *keys = malloc(n * 4);
     uint32_t *in_values = make_values(4, n), *values = malloc(n * 4);
     size_t *perm = oracle_order(CLRADIX_U32, in, n, NULL);
+    clradix_sorter *second;
+    ck_assert_int_eq(clradix_sorter_create(dev.context, dev.device, &second), CLRADIX_SUCCESS);
+    clradix_sorter *const both[2] = { dev.sorter, second };
     ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 16 * 1024), CLRADIX_SUCCESS);  /* 24 KB in core */
-    unsigned long calls = 0;
-    unsigned errors = 0;
     char msg[256];
-    for (unsigned long k = 0; k == 0 || k <= calls; ++k) {
-        memcpy(keys, in, n * 4);
-        memcpy(values, in_values, n * 4);
-        clradix_testing_fail_at(k);
-        const clradix_status status = run_sort(&dev, &call, CLRADIX_U32, keys, values, n, NULL);
-        if (k == 0)
-            calls = clradix_testing_calls();
-        clradix_testing_fail_at(0);
-        const int untouched = !memcmp(keys, in, n * 4) && !memcmp(values, in_values, n * 4);
-        const int sorted = !check_sorted(CLRADIX_U32, in, keys, in_values, values, 4, n, perm, msg, sizeof msg);
-        ck_assert_msg(status == CLRADIX_SUCCESS ? sorted : untouched, "fault %lu of %lu: %s, arrays %s", k, calls,
-                      clradix_status_string(status), untouched ? "untouched" : sorted ? "sorted" : "BROKEN");
-        errors += status != CLRADIX_SUCCESS;
+    for (int multi = 0; multi < 2; ++multi) {
+        unsigned long calls = 0;
+        unsigned errors = 0;
+        for (unsigned long k = 0; k == 0 || k <= calls; ++k) {
+            memcpy(keys, in, n * 4);
+            memcpy(values, in_values, n * 4);
+            clradix_testing_fail_at(k);
+            const clradix_status status = multi
+                ? clradix_sort_pairs_host_multi(both, 2, CLRADIX_U32, keys, values, 4, n, NULL)
+                : clradix_sort_pairs_host(dev.sorter, NULL, CLRADIX_U32, keys, values, 4, n, NULL);
+            if (k == 0)
+                calls = clradix_testing_calls();
+            clradix_testing_fail_at(0);
+            const int untouched = !memcmp(keys, in, n * 4) && !memcmp(values, in_values, n * 4);
+            const int sorted = !check_sorted(CLRADIX_U32, in, keys, in_values, values, 4, n, perm, msg, sizeof msg);
+            ck_assert_msg(status == CLRADIX_SUCCESS ? sorted : untouched, "%s fault %lu of %lu: %s, arrays %s",
+                          multi ? "multi" : "out of core", k, calls, clradix_status_string(status),
+                          untouched ? "untouched" : sorted ? "sorted" : "BROKEN");
+            errors += status != CLRADIX_SUCCESS;
+        }
+        printf("%s: %lu faults, %u errors reported, the arrays untouched by each\n",
+               multi ? "two sorters" : "out of core", calls, errors);
+        ck_assert_uint_gt(calls, 10);
+        ck_assert_uint_gt(errors, 0);
     }
-    printf("out of core: %lu faults, %u errors reported, the arrays untouched by each\n", calls, errors);
-    ck_assert_uint_gt(calls, 10);
-    ck_assert_uint_gt(errors, 0);
+    clradix_sorter_release(second);
     free(perm);
     free(in);
     free(keys);
     free(in_values);
     free(values);
+}
+END_TEST
+
+/* Opt-in (CLRADIX_TEST_HUGE=1, about 40 GiB of memory): 2^32 + 17 u32 keys, past the
+   kernels' 32-bit offsets for real; checked in order and as the same multiset. */
+START_TEST(test_huge)
+{
+    const size_t n = ((size_t)1 << 32) + 17;
+    uint32_t *keys = malloc(n * sizeof *keys);
+    ck_assert_ptr_nonnull(keys);
+    uint64_t state = 3, sum_in = 0, sum_out = 0, mix_in = 0, mix_out = 0;
+    for (size_t i = 0; i < n; ++i) {
+        keys[i] = (uint32_t)rng_next(&state);
+        sum_in += keys[i];
+        mix_in ^= keys[i] * 0x9E3779B97F4A7C15ull;
+    }
+    ck_assert_int_eq(clradix_sort_keys_host(dev.sorter, NULL, CLRADIX_U32, keys, n, NULL), CLRADIX_SUCCESS);
+    for (size_t i = 0; i < n; ++i) {
+        ck_assert(i == 0 || keys[i - 1] <= keys[i]);
+        sum_out += keys[i];
+        mix_out ^= keys[i] * 0x9E3779B97F4A7C15ull;
+    }
+    ck_assert(sum_in == sum_out && mix_in == mix_out);
+    free(keys);
 }
 END_TEST
 
@@ -149,7 +183,17 @@ int main(void)
     tcase_add_loop_test(tc, test_out_of_core, 0, TYPES * DISTS);
     tcase_add_test(tc, test_more_keys_than_offsets);
     tcase_add_test(tc, test_memory_limit);
-    tcase_add_test(tc, test_out_of_core_faults);
+    tcase_add_test(tc, test_faults_by_parts);
     suite_add_tcase(s, tc);
+    const char *huge = getenv("CLRADIX_TEST_HUGE");
+    if (huge && !strcmp(huge, "1")) {
+        TCase *big = tcase_create("huge");
+        tcase_add_checked_fixture(big, setup, close_dev);
+        tcase_set_timeout(big, 7200);
+        tcase_add_test(big, test_huge);
+        suite_add_tcase(s, big);
+    } else {
+        fprintf(stderr, "test_outofcore: the sort of 2^32 + 17 keys is opt-in (CLRADIX_TEST_HUGE=1, ~40 GiB)\n");
+    }
     return run_device_suite(s, "test_outofcore");
 }
