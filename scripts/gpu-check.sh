@@ -20,7 +20,7 @@ device=${CLRADIX_DEVICE:-}
 sizes=2^20,2^22,2^24,2^26,2^28
 runs=10
 suites="sort keys calls random hardening"
-build=build-gpu-check
+build="build-gpu-check"
 do_build=1
 out=
 while [ $# -gt 0 ]; do

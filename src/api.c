@@ -320,15 +320,15 @@ static clradix_status check_device_call(const clradix_sorter *sorter, cl_command
     clradix_status status = check_queue(sorter, queue);
     if (status == CLRADIX_SUCCESS)
         status = check_wait_list(sorter, num_wait, wait_list);
-    buffer_span key_span, value_span;
+    buffer_span key_span = { 0 }, value_span = { 0 };
     if (status == CLRADIX_SUCCESS)
         status = check_buffer(sorter, r->keys, r->keys_size, !r->argsort, &key_span);
-    if (status == CLRADIX_SUCCESS && r->values) {
+    if (status == CLRADIX_SUCCESS && r->values)
         status = check_buffer(sorter, r->values, r->values_size, 1, &value_span);
+    if (status == CLRADIX_SUCCESS && r->values && key_span.root == value_span.root && r->n > 0) {
         /* Both spans lie within their root buffer, so these sums do not overflow. */
         const size_t key_end = key_span.offset + r->keys_size, value_end = value_span.offset + r->values_size;
-        if (status == CLRADIX_SUCCESS && key_span.root == value_span.root && r->n > 0
-            && key_span.offset < value_end && value_span.offset < key_end)
+        if (key_span.offset < value_end && value_span.offset < key_end)
             status = CLRADIX_ERROR_INVALID_BUFFER;  /* keys and values overlap */
     }
     return status;
