@@ -159,7 +159,7 @@ static void *work(void *arg)
         const int more = s->status == CLRADIX_SUCCESS && s->taken < PARTITION_RADIX;
         const unsigned b = more ? s->order[s->taken++] : 0;
         pthread_mutex_unlock(&s->lock);
-        if (!more || s->bucket_count[b] == 0)
+        if (!more || s->bucket_count[b] == 0)  /* largest first: the rest are empty too */
             return NULL;
         const clradix_status status = sort_bucket(w, 0, s->bucket_lo[b], s->bucket_count[b], s->bucket_end_bit);
         if (status != CLRADIX_SUCCESS) {
