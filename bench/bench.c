@@ -674,18 +674,25 @@ static void progress(const device_report *dev, const workload *w, const char *im
             dist_name(w->dist), impl);
 }
 
+/* A result row of case w on device report `device`, before anything is measured. */
+static result result_of(int device, const workload *w)
+{
+    result r = { 0 };
+    r.device = device;
+    r.type = w->type;
+    r.value_size = w->value_size;
+    r.n = w->n;
+    r.dist = w->dist;
+    r.verified = 1;
+    return r;
+}
+
 /* Runs one case on one device; returns 0 when any result was wrong. */
 static int run_case(const options *o, const device_run *d, const device_report *dev, workload *w)
 {
     int ok = 1;
     ++case_number;
-    result base = { 0 };
-    base.device = d->report;
-    base.type = w->type;
-    base.value_size = w->value_size;
-    base.n = w->n;
-    base.dist = w->dist;
-    base.verified = 1;
+    const result base = result_of(d->report, w);
 
     progress(dev, w, "clradix");
     result r = base;
@@ -809,13 +816,8 @@ static int run_multi(const options *o, const int *indices, int count)
     for (int c = 0; c < case_count(o) && ok; ++c) {
         workload w = make_workload(o, c);
         ++case_number;
-        result r = { 0 };
-        r.device = 0;
+        result r = result_of(0, &w);
         r.impl = "multi";
-        r.type = w.type;
-        r.value_size = w.value_size;
-        r.n = w.n;
-        r.dist = w.dist;
         fprintf(stderr, "[case %d/%d, %.0f s] devices: multi\n", case_number, case_total, seconds() - start_time);
         time_host_sort(sorters, (unsigned)count, 0, &w, o->runs, &r);
         for (size_t i = 0; i < result_count; ++i) {  /* the first device's device-buffer sort of this case */

@@ -155,19 +155,33 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
         bytes[SCRATCH_LEVELS + i] = plan->level_count[i] * word;
 }
 
-cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
+/* Digit passes of a sort of r with radix_bits-bit digits. */
+static unsigned passes_of(const sort_request *r, unsigned radix_bits)
 {
-    const unsigned passes = (r->end_bit - r->begin_bit + p->params.radix_bits - 1) / p->params.radix_bits;
-    if (r->n <= p->params.small_n || passes == 0)
-        return 0;
-    sort_plan plan;
-    plan_sort(&p->params, &sorter->limits, r->n, &plan);
-    size_t bytes[SCRATCH_SLOTS];
-    scratch_needs(&p->params, &plan, r, passes, bytes);
+    return r->n ? (r->end_bit - r->begin_bit + radix_bits - 1) / radix_bits : 0;
+}
+
+/* The plan of r's multi-pass sort with p, and the bytes of each temporary it needs;
+   returns their sum. */
+static cl_ulong plan_temporaries(const clradix_sorter *sorter, const radix_program *p, const sort_request *r,
+                                 unsigned passes, sort_plan *plan, size_t bytes[SCRATCH_SLOTS])
+{
+    plan_sort(&p->params, &sorter->limits, r->n, plan);
+    scratch_needs(&p->params, plan, r, passes, bytes);
     cl_ulong total = 0;
     for (int i = 0; i < SCRATCH_SLOTS; ++i)
         total += bytes[i];
     return total;
+}
+
+cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
+{
+    const unsigned passes = passes_of(r, p->params.radix_bits);
+    if (r->n <= p->params.small_n || passes == 0)
+        return 0;  /* one launch, or nothing to sort: no temporaries */
+    sort_plan plan;
+    size_t bytes[SCRATCH_SLOTS];
+    return plan_temporaries(sorter, p, r, passes, &plan, bytes);
 }
 
 /* Exclusive scan of s->buffer[SCRATCH_LEVELS] in place, level by level. */
@@ -330,15 +344,11 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
         return status_from_cl(p ? enqueue_iota(c, p, r->values, (cl_uint)r->n) : CL_SUCCESS);
 
     sort_plan plan;
-    plan_sort(&p->params, &sorter->limits, r->n, &plan);
     size_t bytes[SCRATCH_SLOTS];
-    cl_ulong total = 0;
-    scratch_needs(&p->params, &plan, r, passes, bytes);
-    for (int i = 0; i < SCRATCH_SLOTS; ++i) {
+    const cl_ulong total = plan_temporaries(sorter, p, r, passes, &plan, bytes);
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
         if (bytes[i] > sorter->limits.max_alloc)
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
-        total += bytes[i];
-    }
     /* More than the device has (or the sorter's memory limit allows), before anything of the
        caller's; or a table too large to scan. */
     if (total > device_budget(sorter) || plan.level_groups[plan.levels - 1] != 1)
@@ -354,8 +364,7 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
-    const unsigned radix_bits = sorter->params.radix_bits;  /* the same in every variant */
-    const unsigned passes = r->n ? (r->end_bit - r->begin_bit + radix_bits - 1) / radix_bits : 0;
+    const unsigned passes = passes_of(r, sorter->params.radix_bits);  /* radix_bits: the same in every variant */
     if (r->keys_size > sorter->limits.max_alloc || r->values_size > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     radix_program *p = NULL;

@@ -187,7 +187,7 @@ cl_mem testing_clCreateBuffer(cl_context c, cl_mem_flags f, size_t s, void *h, c
     return clCreateBuffer(c, f, s, h, err);
 }
 
-cl_int testing_clReleaseMemObject(cl_mem buffer)
+cl_int clradix_testing_release(cl_mem buffer)
 {
     pthread_mutex_lock(&held_lock);
     int keep = releases_held;

@@ -38,8 +38,10 @@ void clradix_testing_hold_builds(int hold);
 unsigned clradix_testing_builds_waiting(void);
 
 /* While held (1), buffers the library releases are kept, and all released at once when the
-   hold ends: no buffer's address is reused within a run (see tests/kernel_check.c). */
+   hold ends: no buffer's address is reused within a run (see tests/kernel_check.c).
+   clradix_testing_release is the library's clReleaseMemObject, for a test's own buffers. */
 void clradix_testing_hold_releases(int hold);
+cl_int clradix_testing_release(cl_mem buffer);
 
 /* The largest size_t the library's size arithmetic accepts (0: SIZE_MAX), to check on a
    64-bit host what a 32-bit host would overflow. */
@@ -69,7 +71,6 @@ void *testing_calloc(size_t count, size_t size);
 char *testing_strdup(const char *text);
 cl_int testing_clGetDeviceInfo(cl_device_id, cl_device_info, size_t, void *, size_t *);
 cl_mem testing_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *, cl_int *);
-cl_int testing_clReleaseMemObject(cl_mem);
 cl_command_queue testing_clCreateCommandQueue(cl_context, cl_device_id, cl_command_queue_properties, cl_int *);
 cl_context testing_clCreateContext(const cl_context_properties *, cl_uint, const cl_device_id *,
                                    void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *, cl_int *);
@@ -91,7 +92,7 @@ void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_allo
 #define strdup testing_strdup
 #define clGetDeviceInfo testing_clGetDeviceInfo
 #define clCreateBuffer testing_clCreateBuffer
-#define clReleaseMemObject testing_clReleaseMemObject
+#define clReleaseMemObject clradix_testing_release
 #define clCreateCommandQueue testing_clCreateCommandQueue
 #define clCreateContext testing_clCreateContext
 #define clCreateProgramWithSource testing_clCreateProgramWithSource
