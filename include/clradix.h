@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 1
+#define CLRADIX_VERSION_MINOR 2
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -72,7 +72,8 @@ typedef enum clradix_status {
     CLRADIX_ERROR_OUT_OF_RESOURCES,  /* a device or host allocation failed, or would exceed the device's limits */
     CLRADIX_ERROR_BUILD_FAILED,      /* the kernels did not compile for this device: see clradix_build_log() */
     CLRADIX_ERROR_UNSUPPORTED,       /* the device or this build lacks what the sort needs */
-    CLRADIX_ERROR_OPENCL             /* any other OpenCL failure */
+    CLRADIX_ERROR_OPENCL,            /* any other OpenCL failure */
+    CLRADIX_ERROR_MPI                /* an MPI call failed (clradix_mpi.h only; since 1.2) */
 } clradix_status;
 
 /* A fixed English sentence describing status; never NULL, also for unknown values. */

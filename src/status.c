@@ -17,6 +17,7 @@ const char *clradix_status_string(clradix_status status)
     case CLRADIX_ERROR_BUILD_FAILED: return "the kernels did not compile for this device";
     case CLRADIX_ERROR_UNSUPPORTED: return "not supported by this device or build";
     case CLRADIX_ERROR_OPENCL: return "OpenCL call failed";
+    case CLRADIX_ERROR_MPI: return "MPI call failed";
     }
     return "unknown clradix status";
 }

@@ -12,7 +12,7 @@ START_TEST(test_status_strings)
 {
     const clradix_status all[] = { CLRADIX_SUCCESS, CLRADIX_ERROR_INVALID_ARGUMENT, CLRADIX_ERROR_INVALID_BUFFER,
                                    CLRADIX_ERROR_OUT_OF_RESOURCES, CLRADIX_ERROR_BUILD_FAILED,
-                                   CLRADIX_ERROR_UNSUPPORTED, CLRADIX_ERROR_OPENCL };
+                                   CLRADIX_ERROR_UNSUPPORTED, CLRADIX_ERROR_OPENCL, CLRADIX_ERROR_MPI };
     const size_t count = sizeof all / sizeof all[0];
     const char *unknown = clradix_status_string((clradix_status)12345);
     ck_assert_ptr_nonnull(unknown);

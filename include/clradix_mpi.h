@@ -1,0 +1,81 @@
+/*
+ * clradix_mpi: a stable sort of host arrays spread over the ranks of an MPI communicator,
+ * each rank sorting on its own OpenCL device through its own clradix_sorter.
+ *
+ * Every call here is collective: every rank of comm calls it, with the same key type,
+ * value size and options. MPI must be initialised (any thread level: only the calling
+ * thread makes MPI calls). The library works on a duplicate of comm whose errors return
+ * instead of aborting; it never calls MPI_Abort and never changes comm's error handler.
+ *
+ * Statuses are agreed: before anything is exchanged the ranks share every argument check
+ * and the outcome of their local sorts, so when one rank fails (a bad argument, memory,
+ * OpenCL) every rank returns, none blocks, and all return the same status: that of the
+ * lowest-numbered rank that failed. A failing MPI call is CLRADIX_ERROR_MPI.
+ */
+#ifndef CLRADIX_MPI_H
+#define CLRADIX_MPI_H
+
+#include <mpi.h>
+
+#include "clradix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Sorts the keys that all ranks hold together. Rank r passes n_in keys (keys_in) and
+ * receives exactly n_out keys (keys_out); the sums of n_in and of n_out over the ranks
+ * must be equal, else every rank returns CLRADIX_ERROR_INVALID_ARGUMENT. The outputs,
+ * concatenated in rank order, are the inputs concatenated in rank order, sorted stably:
+ * bit for bit what clradix_sort_keys_host gives for that concatenation, with the same
+ * key order, bit range and direction (options: NULL or the same on every rank). Ranks
+ * with no keys (n_in or n_out 0, arrays may then be NULL) take part as the others.
+ * keys_in may equal keys_out when n_in == n_out; otherwise they must not overlap.
+ *
+ * Algorithm: each rank sorts its keys on its device; a radix select over the ranks'
+ * sorted keys (a few MPI_Allreduce of digit counts) finds where each rank's output
+ * begins, ties split by (source rank, position); one exchange (MPI_Alltoallv, or
+ * point-to-point messages when a count passes INT_MAX) moves every key once; each rank
+ * sorts what it received from several ranks again, stably, on its device.
+ *
+ * Errors: a NULL sorter, an array NULL with a count other than 0, an unknown key type, a
+ * bad bit range, options or value sizes that differ between ranks, an intercommunicator
+ * or MPI_COMM_NULL: CLRADIX_ERROR_INVALID_ARGUMENT on every rank. Errors found before the
+ * exchange (every argument error; the local sort failing) leave keys_out untouched; after
+ * it (an MPI or OpenCL failure) keys_out holds keys of the input in no promised order.
+ * Memory per rank: a host copy of its n_in keys (and values) besides what
+ * clradix_sort_*_host uses.
+ */
+CLRADIX_API clradix_status clradix_mpi_sort_keys(clradix_sorter *sorter, MPI_Comm comm, clradix_key_type type,
+                                                 const void *keys_in, size_t n_in, void *keys_out, size_t n_out,
+                                                 const clradix_options *options);
+
+/* Pairs: each value (value_size bytes: 4, 8 or 16, the same on every rank) moves with its
+   key, and values_in may equal values_out when n_in == n_out. */
+CLRADIX_API clradix_status clradix_mpi_sort_pairs(clradix_sorter *sorter, MPI_Comm comm, clradix_key_type type,
+                                                  const void *keys_in, const void *values_in, size_t value_size,
+                                                  size_t n_in, void *keys_out, void *values_out, size_t n_out,
+                                                  const clradix_options *options);
+
+/* The even split of the total: *n_out = floor(total / size), plus one on the ranks below
+   total % size, where total is the sum of n_in over the ranks of comm. n_out NULL on any
+   rank: CLRADIX_ERROR_INVALID_ARGUMENT on every rank. */
+CLRADIX_API clradix_status clradix_mpi_balanced_count(MPI_Comm comm, size_t n_in, size_t *n_out);
+
+/* Seconds the calling rank spent in each phase of its last clradix_mpi_sort_* call in the
+   calling thread (zeros before the first): local sort, splitter selection, exchange, and
+   the final sort of what it received (0 when it received keys from one rank at most). */
+typedef struct clradix_mpi_phases {
+    double local_sort;
+    double select;
+    double exchange;
+    double merge;
+} clradix_mpi_phases;
+CLRADIX_API void clradix_mpi_last_phases(clradix_mpi_phases *phases);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLRADIX_MPI_H */

@@ -1,0 +1,60 @@
+/* clradix_mpi internals: the key order on the host, splitter selection and the exchange. */
+#ifndef CLRADIX_MPI_INTERNAL_H
+#define CLRADIX_MPI_INTERNAL_H
+
+#include "clradix_mpi.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The sort's key order as an unsigned image of the bits in the range: the same image the
+   kernels sort by (signed keys with the sign bit flipped, floats in totalOrder, descending
+   complemented), so that ascending images are the sort's order. */
+typedef struct key_order {
+    unsigned key_bytes;
+    unsigned width;              /* bits of the key */
+    uint64_t pos_xor, neg_xor;   /* image = key ^ (sign bit set ? neg_xor : pos_xor) */
+    unsigned begin_bit, bits;    /* the range: bits begin_bit .. begin_bit + bits */
+    uint64_t mask;               /* bits ones */
+} key_order;
+
+/* Fills o; returns CLRADIX_ERROR_INVALID_ARGUMENT for an unknown type or a bad range. */
+clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix_options *options);
+
+static inline uint64_t key_image(const key_order *o, const void *keys, size_t i)
+{
+    uint64_t key;
+    if (o->key_bytes == 4) {
+        uint32_t k;
+        memcpy(&k, (const char *)keys + 4 * i, 4);
+        key = k;
+    } else
+        memcpy(&key, (const char *)keys + 8 * i, 8);
+    key ^= (key >> (o->width - 1)) & 1 ? o->neg_xor : o->pos_xor;
+    return (key >> o->begin_bit) & o->mask;
+}
+
+/* select.c: where each rank's sorted keys split. keys: this rank's n keys, sorted; targets:
+   the P - 1 global positions (of total) at which the outputs of ranks 1 .. P-1 begin,
+   non-decreasing. Fills split[b] with the number of this rank's keys that go before
+   target b in the order (image, rank, position). work: select_work_words(P) words.
+   Collective over comm; returns an MPI error code. */
+size_t select_work_words(int ranks);
+int select_splits(MPI_Comm comm, const key_order *o, const void *keys, size_t n, const uint64_t *targets,
+                  uint64_t total, uint64_t *split, uint64_t *work);
+
+/* exchange.c: sends send_count[r] elements of size bytes to each rank r, taken in rank
+   order from send, and receives recv_count[r] from each rank r, placed in rank order in
+   recv. big: some rank has more elements than the message limit (the ranks agree on it):
+   point-to-point messages of at most that many elements move the data instead of
+   MPI_Alltoallv, whose counts and offsets are ints. ints: 4 P, requests: 2 P. Returns an
+   MPI error code. */
+int exchange(MPI_Comm comm, int big, size_t size, const void *send, const uint64_t *send_count, void *recv,
+             const uint64_t *recv_count, int *ints, MPI_Request *requests);
+
+/* The most elements one message or MPI_Alltoallv count and offset carries: INT_MAX, or
+   less in the test build (clradix_mpi_testing_message_limit). */
+size_t message_limit(void);
+
+#endif

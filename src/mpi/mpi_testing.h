@@ -1,0 +1,11 @@
+/* Test builds of clradix_mpi only (clradix_mpi_testing, with CLRADIX_TESTING defined). */
+#ifndef CLRADIX_MPI_TESTING_H
+#define CLRADIX_MPI_TESTING_H
+
+#include <stddef.h>
+
+/* The most elements one message carries (0: INT_MAX), so that a test reaches the path for
+   counts past INT_MAX with small arrays. Every rank must set the same value. */
+void clradix_mpi_testing_message_limit(size_t elements);
+
+#endif
