@@ -6,7 +6,6 @@
  */
 #include "bench.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,29 +90,6 @@ static result *add_result(const result *r)
 /* --- Options ------------------------------------------------------------------------- */
 
 /* Accepts 16777216, 2^24, 16M, 64K, 1G. */
-static int parse_size(const char *text, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text)
-        return 0;
-    if (*end == '^') {
-        const unsigned long long base = v;
-        unsigned long long e = strtoull(end + 1, &end, 10);
-        if (e > 40)
-            return 0;
-        for (v = 1; e--;)
-            v *= base;
-    } else if (*end && strchr("kKmMgG", *end)) {
-        v <<= toupper((unsigned char)*end) == 'K' ? 10 : toupper((unsigned char)*end) == 'M' ? 20 : 30;
-        ++end;
-    }
-    if (*end)
-        return 0;
-    *out = (size_t)v;
-    return 1;
-}
-
 /* Calls add(item) for each comma-separated item of list; 0 when one is rejected. */
 static int for_each_item(const char *list, int (*add)(options *, const char *), options *o)
 {

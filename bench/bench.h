@@ -24,6 +24,9 @@ double seconds(void);  /* a monotonic clock */
 /* Sorts times ascending and returns their median. */
 double sort_times(double *times, int count);
 
+/* cli.c: a count such as 1000, 2^20, 64K or 16M; 0 when text is none. */
+int parse_size(const char *text, size_t *out);
+
 const char *dist_name(bench_dist d);
 const char *type_name(clradix_key_type type);
 unsigned type_bytes(clradix_key_type type);
@@ -34,6 +37,9 @@ unsigned type_bytes(clradix_key_type type);
 void make_keys(clradix_key_type type, bench_dist d, size_t n, uint64_t seed, void *keys);
 /* Values that identify their position: value i holds i (16-byte values: i and a hash of i). */
 void make_values(size_t value_size, size_t n, void *values);
+
+/* The key's place in clradix's order as an unsigned number (floats: totalOrder). */
+uint64_t order_image(clradix_key_type type, uint64_t key);
 
 /* Sorts keys (and values) on the host with qsort in clradix's key order: keys alone with a
    plain comparator; pairs as (key, index) records, so that the sort is stable. */

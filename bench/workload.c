@@ -43,8 +43,7 @@ static void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
         ((uint64_t *)keys)[i] = v;
 }
 
-/* The key's place in clradix's order as an unsigned number (floats: totalOrder). */
-static uint64_t order_image(clradix_key_type type, uint64_t key)
+uint64_t order_image(clradix_key_type type, uint64_t key)
 {
     switch (type) {
     case CLRADIX_I32: return key ^ 0x80000000u;

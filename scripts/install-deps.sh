@@ -9,6 +9,8 @@ packages="cmake pkg-config gcc libc6-dev make ocl-icd-opencl-dev opencl-headers 
 packages="$packages g++ libboost-dev gnuplot-nox"
 # Checks: oclgrind runs the kernels looking for data races and uninitialised memory.
 packages="$packages oclgrind"
+# clradix_mpi: Open MPI's headers, libraries and mpirun.
+packages="$packages libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $packages; do

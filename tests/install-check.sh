@@ -2,11 +2,15 @@
 # Installs the build into a temporary prefix and builds tests/consumer against it three
 # ways: find_package with the shared library, with the static one, and pkg-config; each
 # consumer must run and sort. Also: the shared library's SONAME carries the major version,
-# and it exports only clradix_* symbols.
-# Usage: install-check.sh BUILD_DIR SOURCE_DIR
+# and it exports only clradix_* symbols. Where clradix_mpi is installed (MPIEXEC given): an
+# MPI consumer through find_package(clradix COMPONENTS mpi) and through pkg-config and
+# mpicc, each run on two ranks.
+# Usage: install-check.sh BUILD_DIR SOURCE_DIR [MPIEXEC [MPIEXEC_FLAGS]]
 set -eu
 build=$1
 source=$2
+mpiexec=${3:-}
+mpiexec_flags=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -36,4 +40,15 @@ PKG_CONFIG_PATH=$lib/pkgconfig
 export PKG_CONFIG_PATH
 cc -o "$work/pkg-consumer" "$source/tests/consumer/consumer.c" $(pkg-config --cflags --libs clradix)
 run "$work/pkg-consumer"
-echo "install check: find_package (shared, static) and pkg-config consumers built and sorted"
+[ -z "$mpiexec" ] && { echo "install check: find_package (shared, static) and pkg-config consumers built and sorted"; exit 0; }
+
+others=$(nm -D --defined-only "$lib"/libclradix_mpi.so | awk '$2 ~ /[TDBR]/ && $3 !~ /^clradix_mpi_/ {print $3}')
+[ -z "$others" ] || { echo "clradix_mpi exports besides clradix_mpi_*: $others"; exit 1; }
+cmake -S "$source/tests/consumer" -B "$work/cmake-mpi" -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_MPI=ON >/dev/null
+cmake --build "$work/cmake-mpi" >/dev/null
+# shellcheck disable=SC2086 # the flags are words
+run "$mpiexec" -n 2 $mpiexec_flags "$work/cmake-mpi/consumer"
+mpicc -o "$work/pkg-mpi-consumer" "$source/tests/consumer/mpi_consumer.c" $(pkg-config --cflags --libs clradix_mpi)
+# shellcheck disable=SC2086
+run "$mpiexec" -n 2 $mpiexec_flags "$work/pkg-mpi-consumer"
+echo "install check: find_package (shared, static, mpi), pkg-config and mpicc consumers built and sorted"
