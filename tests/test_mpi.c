@@ -444,17 +444,19 @@ static void error_cases(void)
     clradix_testing_fail_at(0);
     expect_error("a kernel failing in the last rank's local sort", s, -1, keys, copy, out, sizeof out);
 
-    /* ... and in its final sort, after the exchange: the input is still untouched. The
-       first launch after as many as the local sort makes fails. */
+    /* ... and in its final sort on the device, after the exchange: the input is still
+       untouched. The first launch after as many as the local sort makes fails. */
     if (ranks > 1) {
         memcpy(out, keys, sizeof out);
         clradix_testing_fail_at(0);
         CHECK(clradix_sort_keys_host(sorter, NULL, CLRADIX_U32, out, N, NULL) == CLRADIX_SUCCESS, "dry run");
         const unsigned long local_launches = clradix_testing_calls();
         RESET();
+        clradix_mpi_testing_final_sort(2);
         clradix_testing_fail_at(rank == last ? local_launches + 1 : 0);
         s = clradix_mpi_sort_keys(sorter, MPI_COMM_WORLD, CLRADIX_U32, keys, N, out, N, NULL);
         clradix_testing_fail_at(0);
+        clradix_mpi_testing_final_sort(0);
         expect_error("a kernel failing in the last rank's final sort", s, -1, keys, copy, NULL, 0);
     }
     clradix_testing_count_only(NULL);
@@ -503,7 +505,14 @@ int main(int argc, char **argv)
     current_case = "sorter";
     CHECK(created == CLRADIX_SUCCESS, "clradix_sorter_create: %s", clradix_status_string(created));
     if (created == CLRADIX_SUCCESS) {
+        /* Both ways of joining the runs a rank receives: this CPU device's host merge and
+           the device sort that GPUs use. */
         sort_cases();
+        clradix_mpi_testing_final_sort(2);
+        if (rank == 0)
+            printf("test_mpi: again with the final sort on the device\n");
+        sort_cases();
+        clradix_mpi_testing_final_sort(0);
         error_cases();
     }
 

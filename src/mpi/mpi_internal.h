@@ -53,6 +53,24 @@ int select_splits(MPI_Comm comm, const key_order *o, const void *keys, size_t n,
 int exchange(MPI_Comm comm, int big, size_t size, const void *send, const uint64_t *send_count, void *recv,
              const uint64_t *recv_count, int *ints, MPI_Request *requests);
 
+/* merge.c: the final step joins the runs a rank received from several ranks either by a
+   merge on the host (CPU devices: the host's cores are the device's, and a merge reads
+   the data once per round where a sort reads it once per digit) or by a stable sort on the
+   device (other devices, whose sort is faster than a host merge). */
+int host_merge_for(cl_device_id device);
+
+/* Runs of the merge: first element and count. */
+typedef struct merge_run {
+    size_t first, count;
+} merge_run;
+/* Rounds of two-way merges that the non-empty runs among run_count[0 .. runs) need. */
+unsigned merge_rounds(const uint64_t *run_count, int runs);
+/* Merges the sorted runs that lie one after the other in keys (and values), in run_count
+   order, stably; list: room for runs entries. After merge_rounds rounds the result lies in
+   keys (values) when that number is even, else in keys_spare (values_spare). */
+void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, merge_run *list,
+                void *keys, void *values, void *keys_spare, void *values_spare);
+
 /* The most elements one message or MPI_Alltoallv count and offset carries: INT_MAX, or
    less in the test build (clradix_mpi_testing_message_limit). */
 size_t message_limit(void);

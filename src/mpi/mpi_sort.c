@@ -27,6 +27,9 @@ typedef struct mpi_call {
 /* What a rank allocates for a call before the ranks agree that it may go on. */
 typedef struct workspace {
     void *keys, *values;  /* the local copies of the input, sorted in place */
+    int host_merge;       /* the final step merges on the host (else: sorts on the device) */
+    void *keys_spare, *values_spare;  /* host merge: the other side of its rounds */
+    merge_run *runs;
     uint64_t *counts;     /* n_in and n_out of every rank */
     uint64_t *targets, *splits, *send_count, *recv_count, *select_work;
     int *ints;
@@ -142,6 +145,9 @@ static void workspace_free(workspace *w)
 {
     free(w->keys);
     free(w->values);
+    free(w->keys_spare);
+    free(w->values_spare);
+    free(w->runs);
     free(w->counts);
     free(w->ints);
     free(w->requests);
@@ -156,8 +162,17 @@ static clradix_status workspace_alloc(workspace *w, const mpi_call *c, const key
     w->counts = malloc(words * sizeof *w->counts);
     w->ints = malloc(4 * p * sizeof *w->ints);
     w->requests = malloc(2 * p * sizeof *w->requests);
-    if ((c->n_in && !w->keys) || (c->n_in && c->value_size && !w->values) || !w->counts || !w->ints || !w->requests)
+    w->runs = malloc(p * sizeof *w->runs);
+    if ((c->n_in && !w->keys) || (c->n_in && c->value_size && !w->values) || !w->counts || !w->ints || !w->requests ||
+        !w->runs)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    w->host_merge = ranks > 1 && host_merge_for(clradix_sorter_device(c->sorter));
+    if (w->host_merge && c->n_out) {
+        w->keys_spare = malloc(c->n_out * o->key_bytes);
+        w->values_spare = c->value_size ? malloc(c->n_out * c->value_size) : NULL;
+        if (!w->keys_spare || (c->value_size && !w->values_spare))
+            return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    }
     w->targets = w->counts + 2 * p;
     w->splits = w->targets + (p - 1);
     w->send_count = w->splits + (p - 1);
@@ -239,24 +254,35 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
             w.send_count[r] = to - from;
         }
         const int big = largest > message_limit();
-        if (MPI_Alltoall(w.send_count, 1, MPI_UINT64_T, w.recv_count, 1, MPI_UINT64_T, work) != MPI_SUCCESS ||
-            exchange(work, big, order.key_bytes, w.keys, w.send_count, c->keys_out, w.recv_count, w.ints,
-                     w.requests) != MPI_SUCCESS ||
-            (c->value_size && exchange(work, big, c->value_size, w.values, w.send_count, c->values_out,
-                                       w.recv_count, w.ints, w.requests) != MPI_SUCCESS))
+        /* A host merge of an odd number of rounds starts from the spare arrays, so that
+           it ends in the output. */
+        void *keys_to = c->keys_out, *values_to = c->values_out;
+        if (MPI_Alltoall(w.send_count, 1, MPI_UINT64_T, w.recv_count, 1, MPI_UINT64_T, work) != MPI_SUCCESS)
+            status = CLRADIX_ERROR_MPI;
+        else if (w.host_merge && merge_rounds(w.recv_count, ranks) % 2) {
+            keys_to = w.keys_spare;
+            values_to = w.values_spare;
+        }
+        if (status == CLRADIX_SUCCESS &&
+            (exchange(work, big, order.key_bytes, w.keys, w.send_count, keys_to, w.recv_count, w.ints, w.requests) !=
+                 MPI_SUCCESS ||
+             (c->value_size && exchange(work, big, c->value_size, w.values, w.send_count, values_to, w.recv_count,
+                                        w.ints, w.requests) != MPI_SUCCESS)))
             status = CLRADIX_ERROR_MPI;
         phases.exchange = MPI_Wtime() - start;
-    }
 
-    /* What came from one rank is in order already; runs from several are sorted again,
-       stably, so that equal keys stay in (rank, position) order. */
-    if (status == CLRADIX_SUCCESS) {
+        /* What came from one rank is in order already; runs from several are merged, or
+           sorted again stably, so that equal keys stay in (rank, position) order. */
         start = MPI_Wtime();
-        int sources = 0;
-        for (int r = 0; r < ranks; ++r)
-            sources += w.recv_count[r] != 0;
-        status = agree(work, rank, sources > 1 ? sort_here(c, c->keys_out, c->values_out, c->n_out) : CLRADIX_SUCCESS);
-        phases.merge = sources > 1 ? MPI_Wtime() - start : 0;
+        const int merge = status == CLRADIX_SUCCESS && merge_rounds(w.recv_count, ranks) > 0;
+        if (merge && w.host_merge)
+            merge_runs(&order, c->value_size, w.recv_count, ranks, w.runs, keys_to, values_to,
+                       keys_to == c->keys_out ? w.keys_spare : c->keys_out,
+                       values_to == c->values_out ? w.values_spare : c->values_out);
+        if (status == CLRADIX_SUCCESS)
+            status = agree(work, rank, merge && !w.host_merge ? sort_here(c, c->keys_out, c->values_out, c->n_out)
+                                                                 : CLRADIX_SUCCESS);
+        phases.merge = merge ? MPI_Wtime() - start : 0;
     }
 
     workspace_free(&w);

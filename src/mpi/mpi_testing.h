@@ -8,4 +8,8 @@
    counts past INT_MAX with small arrays. Every rank must set the same value. */
 void clradix_mpi_testing_message_limit(size_t elements);
 
+/* How ranks join what they received from several ranks: 0 as the device implies, 1 a merge
+   on the host, 2 a sort on the device. */
+void clradix_mpi_testing_final_sort(int how);
+
 #endif
