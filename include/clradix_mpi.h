@@ -63,15 +63,18 @@ CLRADIX_API clradix_status clradix_mpi_sort_pairs(clradix_sorter *sorter, MPI_Co
    rank: CLRADIX_ERROR_INVALID_ARGUMENT on every rank. */
 CLRADIX_API clradix_status clradix_mpi_balanced_count(MPI_Comm comm, size_t n_in, size_t *n_out);
 
-/* Seconds the calling rank spent in each phase of its last clradix_mpi_sort_* call in the
-   calling thread (zeros before the first): local sort, splitter selection, exchange, and
-   the final sort of what it received (0 when it received keys from one rank at most). */
+/* Seconds the calling rank spent in each phase of a clradix_mpi_sort_* call: its local
+   sort, the splitter selection, the exchange, and the final step that joins the runs it
+   received from several ranks (0 when it received keys from one rank at most). */
 typedef struct clradix_mpi_phases {
     double local_sort;
     double select;
     double exchange;
     double merge;
 } clradix_mpi_phases;
+
+/* The phases of the last clradix_mpi_sort_* call in the calling thread (zeros before the
+   first, and for the phases a failed call did not reach). phases NULL: nothing. */
 CLRADIX_API void clradix_mpi_last_phases(clradix_mpi_phases *phases);
 
 #ifdef __cplusplus
