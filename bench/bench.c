@@ -89,30 +89,15 @@ static result *add_result(const result *r)
 
 /* --- Options ------------------------------------------------------------------------- */
 
-/* Accepts 16777216, 2^24, 16M, 64K, 1G. */
-/* Calls add(item) for each comma-separated item of list; 0 when one is rejected. */
-static int for_each_item(const char *list, int (*add)(options *, const char *), options *o)
+static int add_type(void *context, const char *item)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
-        if (!add(o, item))
-            return 0;
-    return 1;
+    options *o = context;
+    return o->type_count < MAX_ITEMS && parse_type(item, &o->types[o->type_count]) && ++o->type_count;
 }
 
-static int add_type(options *o, const char *item)
+static int add_size(void *context, const char *item)
 {
-    for (int t = 0; t < 6 && o->type_count < MAX_ITEMS; ++t)
-        if (!strcmp(item, type_name((clradix_key_type)t))) {
-            o->types[o->type_count++] = (clradix_key_type)t;
-            return 1;
-        }
-    return 0;
-}
-
-static int add_size(options *o, const char *item)
-{
+    options *o = context;
     size_t n;
     if (!parse_size(item, &n) || n == 0 || n > CLRADIX_MAX_N || o->size_count == MAX_ITEMS)
         return 0;
@@ -120,18 +105,15 @@ static int add_size(options *o, const char *item)
     return 1;
 }
 
-static int add_dist(options *o, const char *item)
+static int add_dist(void *context, const char *item)
 {
-    for (int d = 0; d < DIST_COUNT && o->dist_count < MAX_ITEMS; ++d)
-        if (!strcmp(item, dist_name((bench_dist)d))) {
-            o->dists[o->dist_count++] = (bench_dist)d;
-            return 1;
-        }
-    return 0;
+    options *o = context;
+    return o->dist_count < MAX_ITEMS && parse_dist(item, &o->dists[o->dist_count]) && ++o->dist_count;
 }
 
-static int add_value_size(options *o, const char *item)
+static int add_value_size(void *context, const char *item)
 {
+    options *o = context;
     char *end;
     const unsigned long v = strtoul(item, &end, 10);
     if (*end || end == item || (v != 0 && v != 4 && v != 8 && v != 16) || o->value_count == MAX_ITEMS)
@@ -140,8 +122,9 @@ static int add_value_size(options *o, const char *item)
     return 1;
 }
 
-static int add_limit(options *o, const char *item)
+static int add_limit(void *context, const char *item)
 {
+    options *o = context;
     if (o->limit_count == MAX_ITEMS)
         return 0;
     o->limit_divisors[o->limit_count] = 0;
@@ -160,8 +143,9 @@ static int add_limit(options *o, const char *item)
     return 1;
 }
 
-static int add_device(options *o, const char *item)
+static int add_device(void *context, const char *item)
 {
+    options *o = context;
     if (!strcmp(item, "all"))
         o->all_devices = 1;
     else if (o->device_count < MAX_ITEMS)

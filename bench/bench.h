@@ -24,8 +24,13 @@ double seconds(void);  /* a monotonic clock */
 /* Sorts times ascending and returns their median. */
 double sort_times(double *times, int count);
 
-/* cli.c: a count such as 1000, 2^20, 64K or 16M; 0 when text is none. */
+/* cli.c, the command lines: a count such as 1000, 2^20, 64K or 16M; a key type or
+   distribution by name (1, or 0 when text is none); add(context, item) for each
+   comma-separated item of list (0 when one is rejected). */
 int parse_size(const char *text, size_t *out);
+int parse_type(const char *item, clradix_key_type *type);
+int parse_dist(const char *item, bench_dist *dist);
+int for_each_item(const char *list, int (*add)(void *context, const char *item), void *context);
 
 const char *dist_name(bench_dist d);
 const char *type_name(clradix_key_type type);

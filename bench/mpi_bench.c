@@ -46,33 +46,21 @@ static void usage(FILE *f)
             "  --json FILE         also write the results as JSON (rank 0)\n");
 }
 
-static int parse_list(const char *list, int (*add)(options *, const char *), options *o)
+static int add_type(void *context, const char *item)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
-        if (!add(o, item))
-            return 0;
-    return 1;
+    options *o = context;
+    return o->type_count < MAX_ITEMS && parse_type(item, &o->types[o->type_count]) && ++o->type_count;
 }
 
-static int add_type(options *o, const char *item)
+static int add_size(void *context, const char *item)
 {
-    for (int t = 0; t < 6 && o->type_count < MAX_ITEMS; ++t)
-        if (!strcmp(item, type_name((clradix_key_type)t))) {
-            o->types[o->type_count++] = (clradix_key_type)t;
-            return 1;
-        }
-    return 0;
-}
-
-static int add_size(options *o, const char *item)
-{
+    options *o = context;
     return o->size_count < MAX_ITEMS && parse_size(item, &o->sizes[o->size_count]) && o->sizes[o->size_count++] > 0;
 }
 
-static int add_value_size(options *o, const char *item)
+static int add_value_size(void *context, const char *item)
 {
+    options *o = context;
     const size_t v = strtoul(item, NULL, 10);
     if ((v != 0 && v != 4 && v != 8 && v != 16) || (v == 0 && strcmp(item, "0")) || o->value_count == MAX_ITEMS)
         return 0;
@@ -91,19 +79,14 @@ static int parse_options(int argc, char **argv, options *o)
                 usage(stdout);
             return 1;
         } else if (ok && !strcmp(arg, "--n"))
-            ok = parse_list(value, add_size, o);
+            ok = for_each_item(value, add_size, o);
         else if (ok && !strcmp(arg, "--type"))
-            ok = parse_list(value, add_type, o);
+            ok = for_each_item(value, add_type, o);
         else if (ok && !strcmp(arg, "--pairs"))
-            ok = parse_list(value, add_value_size, o);
-        else if (ok && !strcmp(arg, "--dist")) {
-            ok = 0;
-            for (int d = 0; d < DIST_COUNT; ++d)
-                if (!strcmp(value, dist_name((bench_dist)d))) {
-                    o->dist = (bench_dist)d;
-                    ok = 1;
-                }
-        } else if (ok && !strcmp(arg, "--runs"))
+            ok = for_each_item(value, add_value_size, o);
+        else if (ok && !strcmp(arg, "--dist"))
+            ok = parse_dist(value, &o->dist);
+        else if (ok && !strcmp(arg, "--runs"))
             ok = (o->runs = atoi(value)) > 0;
         else if (ok && !strcmp(arg, "--device"))
             o->device = value;

@@ -36,8 +36,9 @@ typedef struct workspace {
     MPI_Request *requests;
 } workspace;
 
-/* A duplicate of comm whose errors return, for the call's collectives. */
-static clradix_status open_comm(MPI_Comm comm, MPI_Comm *work)
+/* A duplicate of comm whose errors return, for the call's collectives, and the rank's
+   place in it. */
+static clradix_status open_comm(MPI_Comm comm, MPI_Comm *work, int *rank, int *ranks)
 {
     int initialized = 0, finalized = 0, inter = 0;
     if (MPI_Initialized(&initialized) != MPI_SUCCESS || MPI_Finalized(&finalized) != MPI_SUCCESS || !initialized ||
@@ -51,7 +52,8 @@ static clradix_status open_comm(MPI_Comm comm, MPI_Comm *work)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (MPI_Comm_dup(comm, work) != MPI_SUCCESS)
         return CLRADIX_ERROR_MPI;
-    if (MPI_Comm_set_errhandler(*work, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+    if (MPI_Comm_set_errhandler(*work, MPI_ERRORS_RETURN) != MPI_SUCCESS || MPI_Comm_rank(*work, rank) != MPI_SUCCESS ||
+        MPI_Comm_size(*work, ranks) != MPI_SUCCESS) {
         MPI_Comm_free(work);
         return CLRADIX_ERROR_MPI;
     }
@@ -195,12 +197,10 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
     clradix_mpi_phases phases = { 0 };
     last_phases = phases;
     MPI_Comm work;
-    clradix_status status = open_comm(comm, &work);
+    int rank, ranks;
+    clradix_status status = open_comm(comm, &work, &rank, &ranks);
     if (status != CLRADIX_SUCCESS)
         return status;
-    int rank, ranks;
-    MPI_Comm_rank(work, &rank);
-    MPI_Comm_size(work, &ranks);
 
     /* Checks and allocations, agreed; then every rank's counts. */
     double start = MPI_Wtime();
@@ -312,12 +312,10 @@ clradix_status clradix_mpi_sort_pairs(clradix_sorter *sorter, MPI_Comm comm, clr
 clradix_status clradix_mpi_balanced_count(MPI_Comm comm, size_t n_in, size_t *n_out)
 {
     MPI_Comm work;
-    clradix_status status = open_comm(comm, &work);
+    int rank, ranks;
+    clradix_status status = open_comm(comm, &work, &rank, &ranks);
     if (status != CLRADIX_SUCCESS)
         return status;
-    int rank, ranks;
-    MPI_Comm_rank(work, &rank);
-    MPI_Comm_size(work, &ranks);
     const uint64_t mine[2] = { n_in, n_out == NULL };
     uint64_t sum[2];
     if (MPI_Allreduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, work) != MPI_SUCCESS)
