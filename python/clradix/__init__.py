@@ -1,0 +1,144 @@
+"""clradix for Python: numpy arrays and pyopencl arrays sorted by clradix, the portable
+stable radix sort for OpenCL devices, with numpy's conventions.
+
+    import numpy as np, clradix
+    a = np.random.rand(1_000_000).astype(np.float32)
+    s = clradix.sort(a)                  # == np.sort(a, kind="stable"), bit for bit
+    i = clradix.argsort(a)               # == np.argsort(a, kind="stable")
+    k, v = clradix.sort_pairs(a, np.arange(a.size, dtype=np.uint32))
+
+numpy arrays are sorted on an OpenCL device (the default one, or ``device=``) by blocking
+calls; pyopencl arrays on their queue's device, asynchronously, returning pyopencl arrays.
+See help(clradix.sort) and the project's README (Python section).
+"""
+
+from ._library import Error, LibraryNotFoundError
+from ._sorter import Sorter
+
+__version__ = "1.2.0"
+__all__ = ["sort", "argsort", "sort_pairs", "Sorter", "Error", "LibraryNotFoundError", "devices", "library_path"]
+
+
+def _host_sorter(sorter, device):
+    from . import _sorter
+
+    if sorter is not None:
+        if sorter.context is not None:
+            raise ValueError("this Sorter is for pyopencl arrays of its context; host arrays need Sorter(device)")
+        return sorter
+    return _sorter.host_sorter(device)
+
+
+def _check_common(float_order):
+    from . import _keys
+
+    _keys.check_float_order(float_order)
+
+
+def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order="numpy", out=None, device=None,
+         sorter=None, queue=None):
+    """A sorted copy of a (or, with ``out``, the sorted keys written into out: ``out=a``
+    sorts a in place), stable.
+
+    a: a numpy array (or anything np.asarray takes) of uint32, int32, float32, uint64,
+    int64 or float64 (another dtype: TypeError), of any shape, sorted along ``axis`` (the
+    last by default; None: flattened) like np.sort; or a 1-D pyopencl.array.Array, sorted
+    on its queue's device (or ``queue``'s) without waiting, returned as a pyopencl array.
+    Arrays that are not contiguous or not in native byte order are copied first; the
+    result has a's dtype.
+
+    descending: largest first, equal keys still in input order. begin_bit, end_bit: only
+    bits [begin_bit, end_bit) of the keys' order-preserving image take part (end_bit None:
+    all; ValueError outside 0 .. width). float_order: "numpy" (the default) sorts floats
+    as np.sort does: -0.0 equal to +0.0, every NaN last (first when descending), equal
+    keys in input order, every bit pattern kept; "total": IEEE totalOrder, clradix's own
+    (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+
+    device: for numpy arrays, the device as CLRADIX_DEVICE takes it (an index or a name
+    substring; None: the default device). sorter: a Sorter to use instead of the shared
+    one of that device (or of the pyopencl array's context and device).
+    Errors of the library raise clradix.Error; a raises nothing and stays as it was.
+    """
+    from . import _device, _host
+
+    _check_common(float_order)
+    if _device.is_device_array(a):
+        if axis not in (-1, 0, None):
+            raise ValueError("pyopencl arrays are sorted as 1-D arrays")
+        return _device.sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue)
+    return _host.sort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order, out)
+
+
+def argsort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order="numpy", index_dtype=None,
+            device=None, sorter=None, queue=None):
+    """The stable sorting permutation of a along axis, as np.argsort(a, kind="stable")
+    gives it: np.intp indices by default, or index_dtype (int64, uint64, uint32, int32).
+    a and the other arguments as in clradix.sort; for a pyopencl array, a pyopencl array
+    of indices."""
+    import numpy as np
+
+    from . import _device, _host
+
+    _check_common(float_order)
+    index_dtype = np.intp if index_dtype is None else index_dtype
+    if _device.is_device_array(a):
+        if axis not in (-1, 0, None):
+            raise ValueError("pyopencl arrays are sorted as 1-D arrays")
+        return _device.argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype, queue)
+    return _host.argsort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order,
+                         index_dtype)
+
+
+def sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None, float_order="numpy", device=None,
+               sorter=None, queue=None):
+    """(sorted keys, values reordered with them): copies, stable. keys: 1-D, a key dtype
+    as in clradix.sort; values: 1-D, as long as keys, any dtype of 4, 8 or 16 bytes per
+    element (structured dtypes too), moved bit for bit. Both numpy arrays, or both
+    pyopencl arrays of one context. Mismatched lengths: ValueError; another value size:
+    TypeError."""
+    from . import _device, _host
+
+    _check_common(float_order)
+    if _device.is_device_array(keys):
+        return _device.sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order, queue)
+    if _device.is_device_array(values):
+        raise TypeError("keys and values must both be pyopencl arrays, or both host arrays")
+    return _host.sort_pairs(_host_sorter(sorter, device), keys, values, descending, begin_bit, end_bit, float_order)
+
+
+def devices():
+    """The OpenCL devices in clradix's numbering (what ``device=`` and CLRADIX_DEVICE
+    take): a list of (index, "<platform> <device>")."""
+    import ctypes
+
+    from . import _library
+
+    lib, opencl = _library.lib(), _library.opencl()
+    count = ctypes.c_uint()
+    _library.check(lib.clradix_device_list(0, None, ctypes.byref(count)))
+    ids = (ctypes.c_void_p * max(count.value, 1))()
+    _library.check(lib.clradix_device_list(count.value, ids, ctypes.byref(count)))
+    result = []
+    for index in range(count.value):
+        names = []
+        for what, device in ((0x1031, None), (0x102B, ids[index])):  # CL_DEVICE_PLATFORM, CL_DEVICE_NAME
+            buffer = ctypes.create_string_buffer(256)
+            if device is None:
+                platform = ctypes.c_void_p()
+                opencl.clGetDeviceInfo(ids[index], what, ctypes.sizeof(platform), ctypes.byref(platform), None)
+                opencl.clGetPlatformInfo(platform, 0x0902, 256, buffer, None)  # CL_PLATFORM_NAME
+            else:
+                opencl.clGetDeviceInfo(device, what, 256, buffer, None)
+            names.append(buffer.value.decode(errors="replace"))
+        result.append((index, " ".join(names)))
+    return result
+
+
+def library_path():
+    """(path, how it was found) of the libclradix in use; loads it. How: CLRADIX_LIBRARY,
+    the installation's prefix, the build tree, or the system's library path. Raises
+    LibraryNotFoundError, listing what was tried, when there is none."""
+    from . import _library
+
+    _, _, path, how = _library.load()
+    return path, how

@@ -1,0 +1,139 @@
+"""numpy arrays: the keys copied to native byte order and contiguous where needed, sorted
+by the blocking host-array calls of the C library."""
+
+import ctypes
+
+import numpy as np
+
+from . import _keys, _library
+
+INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.uint32), np.dtype(np.int32))
+
+
+def _pointer(a):
+    return ctypes.c_void_p(a.ctypes.data)
+
+
+def _native(a):
+    """a as a contiguous array of its native-byte-order dtype (a itself when it is one)."""
+    return np.ascontiguousarray(a, dtype=_keys.native_key_dtype(a.dtype))
+
+
+def sort_keys_in_place(sorter, k, opts):
+    if k.size:
+        _library.check(_library.lib().clradix_sort_keys_host(sorter.handle, None, _keys.key_type(k.dtype),
+                                                              _pointer(k), k.size, ctypes.byref(opts)))
+
+
+def sort_pairs_in_place(sorter, k, v, opts):
+    if k.size:
+        _library.check(_library.lib().clradix_sort_pairs_host(sorter.handle, None, _keys.key_type(k.dtype), _pointer(k),
+                                                               _pointer(v), v.dtype.itemsize, k.size,
+                                                               ctypes.byref(opts)))
+
+
+def argsort_flat(sorter, k, opts, index_dtype):
+    """The stable permutation of contiguous keys k as index_dtype."""
+    indices = np.empty(k.size, dtype=index_dtype)
+    if k.size:
+        _library.check(_library.lib().clradix_argsort_host(sorter.handle, None, _keys.key_type(k.dtype), _pointer(k),
+                                                            _pointer(indices), indices.dtype.itemsize, k.size,
+                                                            ctypes.byref(opts)))
+    return indices
+
+
+def _order_keys(k, float_order):
+    """The keys whose clradix order is the wanted one: k, or numpy's float order of it."""
+    return _keys.numpy_order_keys(k) if _keys.needs_numpy_order(k, float_order) else k
+
+
+def argsort_last_axis(sorter, k, opts, index_dtype):
+    """The stable permutation of each row of the contiguous N-D keys k along its last axis:
+    the whole array argsorted once, then its indices sorted stably by their row, so each
+    row's indices come out in key order."""
+    rows = k.size // k.shape[-1] if k.shape[-1] else 0
+    if k.ndim == 1 or rows <= 1:
+        return argsort_flat(sorter, k.reshape(-1), opts, index_dtype).reshape(k.shape)
+    perm = argsort_flat(sorter, k.reshape(-1), opts, np.uint64)
+    row = perm // np.uint64(k.shape[-1])
+    by_row = _keys.options(np.uint64, False, 0, (rows - 1).bit_length())
+    sort_pairs_in_place(sorter, row, perm, by_row)
+    return (perm - row * np.uint64(k.shape[-1])).astype(index_dtype, copy=False).reshape(k.shape)
+
+
+def _moved(a, axis):
+    """a with the sorted axis last (axis None: flattened)."""
+    if a.ndim == 0:
+        raise ValueError("cannot sort a 0-d array")
+    if axis is None:
+        return a.reshape(-1)
+    return np.moveaxis(a, axis, -1)
+
+
+def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
+    a = np.asarray(a)
+    native = _keys.native_key_dtype(a.dtype)
+    opts = _keys.options(native, descending, begin_bit, end_bit)
+    result_shape = (a.size,) if axis is None else a.shape
+    if out is not None:
+        if not isinstance(out, np.ndarray) or out.shape != result_shape or out.dtype != a.dtype:
+            raise ValueError(f"out must be an array of shape {result_shape} and dtype {a.dtype}")
+        if not out.flags.writeable:
+            raise ValueError("out is read-only")
+    work = _moved(a, axis)
+    if work.ndim == 1:
+        k = np.array(work, dtype=native, order="C")  # the copy that is sorted
+        order = _order_keys(k, float_order)
+        if order is k:
+            sort_keys_in_place(sorter, k, opts)
+        else:  # numpy's float order: the keys as values of their canonical forms
+            sort_pairs_in_place(sorter, order, k, opts)
+        result = k
+    else:
+        k = _native(work)
+        indices = argsort_last_axis(sorter, _order_keys(k, float_order), opts, np.int64)
+        result = np.take_along_axis(k, indices, axis=-1)
+        if axis is not None:
+            result = np.moveaxis(result, -1, axis)
+    if result.dtype != a.dtype:
+        result = result.astype(a.dtype)  # back to the input's byte order
+    if out is None:
+        return result
+    np.copyto(out, result)
+    return out
+
+
+def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_dtype):
+    a = np.asarray(a)
+    native = _keys.native_key_dtype(a.dtype)
+    opts = _keys.options(native, descending, begin_bit, end_bit)
+    index_dtype = np.dtype(index_dtype)
+    if index_dtype not in INDEX_DTYPES:
+        raise TypeError(f"index_dtype must be one of int64 (intp), uint64, uint32, int32, not {index_dtype}")
+    work = _moved(a, axis)
+    if work.shape[-1] - 1 > np.iinfo(index_dtype).max:
+        raise ValueError(f"{work.shape[-1]} keys along the axis need indices wider than {index_dtype}")
+    k = _native(work)
+    indices = argsort_last_axis(sorter, _order_keys(k, float_order), opts, index_dtype)
+    return indices if axis is None else np.moveaxis(indices, -1, axis)
+
+
+def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order):
+    keys, values = np.asarray(keys), np.asarray(values)
+    native = _keys.native_key_dtype(keys.dtype)
+    opts = _keys.options(native, descending, begin_bit, end_bit)
+    if keys.ndim != 1 or values.ndim != 1:
+        raise ValueError("sort_pairs takes 1-D keys and values")
+    if keys.shape != values.shape:
+        raise ValueError(f"keys and values differ in length: {keys.size} and {values.size}")
+    if values.dtype.itemsize not in (4, 8, 16):
+        raise TypeError(f"values must have 4, 8 or 16 bytes per element, not {values.dtype.itemsize} ({values.dtype})")
+    k = np.array(keys, dtype=native, order="C")
+    order = _order_keys(k, float_order)
+    if order is k:
+        v = np.array(values, order="C")  # moved bit for bit: any dtype and byte order
+        sort_pairs_in_place(sorter, k, v, opts)
+    else:
+        perm = argsort_flat(sorter, order, opts, np.int64)
+        k, v = k[perm], values[perm]
+    return (k if k.dtype == keys.dtype else k.astype(keys.dtype)), v

@@ -1,0 +1,82 @@
+"""Key types, bit ranges and numpy's float order: what host and device paths share."""
+
+import numpy as np
+
+from ._library import Options
+
+# numpy dtype -> clradix_key_type
+KEY_TYPES = {
+    np.dtype(np.uint32): 0,
+    np.dtype(np.int32): 1,
+    np.dtype(np.float32): 2,
+    np.dtype(np.uint64): 3,
+    np.dtype(np.int64): 4,
+    np.dtype(np.float64): 5,
+}
+SUPPORTED = "uint32, int32, float32, uint64, int64, float64"
+FLOAT_ORDERS = ("numpy", "total")
+
+# Per float width: the unsigned view, its sign bit, and the canonical NaN, above every
+# other bit pattern in totalOrder (a positive NaN with every payload bit set).
+_FLOAT_BITS = {
+    4: (np.uint32, np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)),
+    8: (np.uint64, np.uint64(0x8000000000000000), np.uint64(0x7FFFFFFFFFFFFFFF), np.uint64(0x7FF0000000000000)),
+}
+
+
+def native_key_dtype(dtype):
+    """The native-byte-order dtype of a key array, or TypeError."""
+    dtype = np.dtype(dtype)
+    native = dtype.newbyteorder("=") if dtype.byteorder not in ("=", "|") else dtype
+    if native not in KEY_TYPES:
+        raise TypeError(f"clradix sorts keys of dtype {SUPPORTED}, not {dtype}")
+    return native
+
+
+def key_type(dtype):
+    return KEY_TYPES[native_key_dtype(dtype)]
+
+
+def options(dtype, descending, begin_bit, end_bit):
+    """The C options for a bit range [begin_bit, end_bit) (end_bit None: the key's width),
+    or ValueError."""
+    width = np.dtype(dtype).itemsize * 8
+    end = width if end_bit is None else end_bit
+    if not (0 <= begin_bit <= end <= width) or isinstance(begin_bit, bool) or isinstance(end, bool):
+        raise ValueError(f"bit range [{begin_bit}, {end_bit}) is not within 0 .. {width}")
+    if begin_bit == end:  # an empty range; the C call reads end_bit 0 as the width
+        begin_bit = end = width
+    return Options(int(begin_bit), int(end), 1 if descending else 0)
+
+
+def check_float_order(float_order):
+    if float_order not in FLOAT_ORDERS:
+        raise ValueError(f"float_order must be one of {FLOAT_ORDERS}, not {float_order!r}")
+
+
+def needs_numpy_order(a, float_order):
+    """Whether host keys a (native, contiguous) need numpy's float order applied: floats
+    holding a NaN or a negative zero (without them, totalOrder is numpy's order)."""
+    if float_order != "numpy" or a.dtype.kind != "f":
+        return False
+    unsigned, sign, _, exponent = _FLOAT_BITS[a.dtype.itemsize]
+    bits = a.view(unsigned)
+    return bool(np.any(bits == sign) or np.any((bits & ~sign) > exponent))
+
+
+def numpy_order_keys(a):
+    """Keys whose totalOrder is numpy's order of the floats a: -0.0 as +0.0, every NaN as
+    one NaN above +inf (so equal NaNs keep their input order in a stable sort)."""
+    unsigned, sign, nan, exponent = _FLOAT_BITS[a.dtype.itemsize]
+    bits = a.view(unsigned)
+    canonical = np.where(bits == sign, unsigned(0), bits)
+    canonical = np.where((bits & ~sign) > exponent, nan, canonical)
+    return canonical.view(a.dtype)
+
+
+# The same transform in OpenCL C, on the bits, for pyopencl arrays (see _device.py).
+NUMPY_ORDER_KERNEL = {
+    4: "uint x = in[i]; out[i] = (x & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFFFFFFu : (x == 0x80000000u ? 0u : x)",
+    8: "ulong x = in[i]; out[i] = (x & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul ? 0x7FFFFFFFFFFFFFFFul"
+       " : (x == 0x8000000000000000ul ? 0ul : x)",
+}
