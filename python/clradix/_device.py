@@ -74,7 +74,8 @@ def _order_keys(k, float_order, queue):
 
     unsigned = np.uint32 if k.dtype.itemsize == 4 else np.uint64
     out = cla.empty(queue, k.shape, unsigned)
-    event = _kernels(queue.context)[k.dtype.itemsize](out, k.view(unsigned), queue=queue, wait_for=k.events)
+    event = _kernels(queue.context)[k.dtype.itemsize](out, k.with_queue(queue).view(unsigned), queue=queue,
+                                                      wait_for=k.events)
     out.add_event(event)
     return out.view(k.dtype)
 
@@ -85,7 +86,8 @@ def _gather(source, perm, queue):
 
     words = source.dtype.itemsize // 4
     out = cla.empty(queue, source.shape, source.dtype)
-    event = _kernels(queue.context)["gather"](out.view(np.uint32), source.view(np.uint32), perm, np.int64(words),
+    event = _kernels(queue.context)["gather"](out.view(np.uint32), source.with_queue(queue).view(np.uint32),
+                                              perm.with_queue(queue), np.int64(words),
                                               range=slice(source.size * words), queue=queue,
                                               wait_for=source.events + perm.events)
     out.add_event(event)

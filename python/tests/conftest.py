@@ -1,0 +1,66 @@
+"""Shared by the tests: references computed by numpy alone, and device fixtures."""
+
+import numpy as np
+import pytest
+
+import clradix
+
+KEY_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+
+
+def order_image(a):
+    """The unsigned image of keys whose unsigned order is clradix's (totalOrder for floats)."""
+    a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
+    width = a.dtype.itemsize * 8
+    unsigned = np.uint32 if width == 32 else np.uint64
+    bits = a.view(unsigned)
+    sign = unsigned(1 << (width - 1))
+    if a.dtype.kind == "i":
+        return bits ^ sign
+    if a.dtype.kind == "f":
+        return np.where(bits & sign, ~bits, bits | sign)
+    return bits.copy()
+
+
+def stable_descending(ranks):
+    """The stable permutation of descending integer ranks (equal ranks in input order)."""
+    return np.argsort(-ranks.astype(np.int64), kind="stable")
+
+
+def numpy_rank(a):
+    """Dense ranks of a in numpy's order (-0.0 equal to 0.0, NaNs equal and last)."""
+    return np.unique(a, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def make_keys(dtype, dist, n, seed):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    unsigned = np.uint32 if dtype.itemsize == 4 else np.uint64
+    bits = rng.integers(0, np.iinfo(unsigned).max, n, dtype=unsigned, endpoint=True)
+    if dist == "equal":
+        bits[:] = bits[0] if n else 0
+    elif dist == "few":
+        bits = rng.choice(bits[:7] if n >= 7 else bits, n) if n else bits
+    keys = bits.view(dtype)  # floats: every bit pattern, NaNs of both signs included
+    if dist == "sorted":
+        keys = np.sort(keys, kind="stable")
+    elif dist == "reversed":
+        keys = np.sort(keys, kind="stable")[::-1].copy()
+    return keys
+
+
+@pytest.fixture(scope="session")
+def cl_queue():
+    """A pyopencl queue on the first device, or a skip where pyopencl or devices are missing."""
+    cl = pytest.importorskip("pyopencl")
+    devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    if not devices:
+        pytest.skip("no OpenCL device")
+    context = cl.Context([devices[0]])
+    return cl.CommandQueue(context)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def library():
+    """The C library must load (the test command points CLRADIX_LIBRARY at the build)."""
+    return clradix.library_path()

@@ -1,0 +1,97 @@
+"""pyopencl arrays: the same results as the host path, sorted on the device without a host
+round trip, after the arrays' events and before what waits on theirs."""
+
+import numpy as np
+import pytest
+
+import clradix
+from conftest import KEY_DTYPES, make_keys
+
+cl = pytest.importorskip("pyopencl")
+cla = pytest.importorskip("pyopencl.array")
+
+
+def same_bits(x, y):
+    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 1000, 65537])
+@pytest.mark.parametrize("float_order", ["numpy", "total"])
+def test_equal_to_the_host_path(cl_queue, dtype, n, float_order):
+    a = make_keys(dtype, "few" if n % 2 else "random", n, seed=n)
+    if n and np.dtype(dtype).kind == "f":
+        a[: min(n, 4)] = np.array([np.nan, -0.0, 0.0, -np.nan], dtype=dtype)[: min(n, 4)]
+    d = cla.to_device(cl_queue, a)
+    for descending in (False, True):
+        kwargs = dict(descending=descending, float_order=float_order)
+        s = clradix.sort(d, **kwargs)
+        assert isinstance(s, cla.Array)
+        assert same_bits(s.get(), clradix.sort(a, **kwargs))
+        assert np.array_equal(clradix.argsort(d, **kwargs).get(), clradix.argsort(a, **kwargs))
+    assert same_bits(d.get(), a)  # the input stays as it was
+
+
+@pytest.mark.parametrize("value_dtype", [np.uint32, np.float64, np.dtype([("a", "<u8"), ("b", "<f8")])])
+@pytest.mark.parametrize("key_dtype", [np.float32, np.int64])
+def test_pairs(cl_queue, key_dtype, value_dtype):
+    n = 30000
+    keys = make_keys(key_dtype, "few", n, seed=2)
+    values = np.zeros(n, dtype=value_dtype)
+    raw = values.view(np.uint8).reshape(n, -1)
+    raw[:] = np.random.default_rng(3).integers(0, 256, raw.shape, dtype=np.uint8)
+    got_keys, got_values = clradix.sort_pairs(cla.to_device(cl_queue, keys), cla.to_device(cl_queue, values))
+    want_keys, want_values = clradix.sort_pairs(keys, values)
+    assert same_bits(got_keys.get(), want_keys) and got_values.get().tobytes() == want_values.tobytes()
+
+
+def test_waits_for_the_arrays_events_and_chains(cl_queue):
+    """An array whose events hold a user event: the sorts, on another queue, must return at
+    once and not start before it completes (they wait for the array's events, not for a
+    queue); a kernel enqueued after them must see sorted keys."""
+    import time
+
+    from pyopencl.elementwise import ElementwiseKernel
+
+    context = cl_queue.context
+    other = cl.CommandQueue(context)
+    a = make_keys(np.uint32, "random", 100000, seed=11)
+    d = cla.to_device(cl_queue, a)
+    gate = cl.UserEvent(context)
+    d.add_event(gate)
+    i = clradix.argsort(d, index_dtype=np.uint32, queue=other)  # would deadlock if it waited on the device
+    s = clradix.sort(d, out=d, queue=other)
+    time.sleep(0.3)  # ample for 10^5 keys, had the sorts not waited
+    complete = cl.command_execution_status.COMPLETE
+    assert i.events[-1].command_execution_status != complete
+    assert s.events[-1].command_execution_status != complete
+    gate.set_status(complete)
+    in_order = cla.empty(other, (a.size - 1,), np.uint8)
+    check = ElementwiseKernel(context, "uchar *ok, const uint *k", "ok[i] = k[i] <= k[i + 1]", "in_order")
+    check(in_order, s.with_queue(other), queue=other, wait_for=s.events).wait()
+    assert in_order.get().all()
+    assert np.array_equal(s.get(), np.sort(a, kind="stable"))
+    assert np.array_equal(i.get(), np.argsort(a, kind="stable"))
+
+
+def test_two_queues_and_a_sorter(cl_queue):
+    context = cl_queue.context
+    other = cl.CommandQueue(context)
+    a = make_keys(np.float64, "random", 50000, seed=12)
+    d = cla.to_device(cl_queue, a)
+    with clradix.Sorter(context=context) as sorter:
+        s = clradix.sort(d, queue=other, sorter=sorter)
+        t = sorter.sort(d)
+        assert same_bits(s.get(queue=cl_queue), np.sort(a, kind="stable"))
+        assert same_bits(t.get(), np.sort(a, kind="stable"))
+    out = cla.empty_like(d)
+    assert clradix.sort(d, out=out, queue=other) is out
+    assert same_bits(out.get(queue=cl_queue), np.sort(a, kind="stable"))
+    assert clradix.sort(d, out=d) is d and same_bits(d.get(), np.sort(a, kind="stable"))
+
+
+def test_views_at_an_offset(cl_queue):
+    a = make_keys(np.int32, "random", 10000, seed=13)
+    d = cla.to_device(cl_queue, a)[17:]
+    assert np.array_equal(clradix.sort(d).get(), np.sort(a[17:], kind="stable"))
+    assert np.array_equal(clradix.argsort(d).get(), np.argsort(a[17:], kind="stable"))

@@ -1,0 +1,165 @@
+"""numpy arrays against numpy's stable sort, bit for bit."""
+
+import numpy as np
+import pytest
+
+import clradix
+from conftest import KEY_DTYPES, make_keys, numpy_rank, order_image, stable_descending
+
+# Around the CPU device's one-launch limit (2^16 keys) and small tiles.
+SIZES = [0, 1, 2, 33, 2048, 65536, 65537, 100003]
+DISTS = ["random", "equal", "few", "sorted", "reversed"]
+
+
+def same_bits(x, y):
+    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dist", DISTS)
+def test_sort_and_argsort_equal_numpy(dtype, n, dist):
+    a = make_keys(dtype, dist, n, seed=n * 7 + len(dist))
+    before = a.copy()
+    assert same_bits(clradix.sort(a), np.sort(a, kind="stable"))
+    indices = clradix.argsort(a)
+    assert indices.dtype == np.intp
+    assert np.array_equal(indices, np.argsort(a, kind="stable"))
+    assert same_bits(a, before)
+
+
+FLOAT_EDGES = {
+    np.float32: [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF,
+                 0x00000001, 0x80000001, 0x3F800000, 0xBF800000],
+    np.float64: [0, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000,
+                 0xFFF8000000000000, 0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF, 1, 0x8000000000000001,
+                 0x3FF0000000000000, 0xBFF0000000000000],
+}
+
+
+def float_edges(dtype, n, seed):
+    """Signed zeros, infinities, NaNs of both signs and several payloads, denormals, ones."""
+    unsigned = np.uint32 if dtype == np.float32 else np.uint64
+    rng = np.random.default_rng(seed)
+    return np.array(FLOAT_EDGES[dtype], dtype=unsigned)[rng.integers(0, len(FLOAT_EDGES[dtype]), n)].view(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [12, 3001, 70001])
+def test_float_orders(dtype, n):
+    a = float_edges(dtype, n, seed=n)
+    # numpy's order, the default: np.sort bit for bit (signed zeros and payloads kept).
+    assert same_bits(clradix.sort(a), np.sort(a, kind="stable"))
+    assert np.array_equal(clradix.argsort(a), np.argsort(a, kind="stable"))
+    # totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+    total = np.argsort(order_image(a), kind="stable")
+    assert np.array_equal(clradix.argsort(a, float_order="total"), total)
+    assert same_bits(clradix.sort(a, float_order="total"), a[total])
+    # Descending, stable: the reverse of each order with ties in input order.
+    assert np.array_equal(clradix.argsort(a, descending=True), stable_descending(numpy_rank(a)))
+    image_rank = np.unique(order_image(a), return_inverse=True)[1].reshape(-1)
+    assert np.array_equal(clradix.argsort(a, descending=True, float_order="total"), stable_descending(image_rank))
+    assert same_bits(clradix.sort(a, descending=True), a[stable_descending(numpy_rank(a))])
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+def test_descending(dtype):
+    a = make_keys(dtype, "few", 20000, seed=5)
+    expected = stable_descending(numpy_rank(a))
+    assert np.array_equal(clradix.argsort(a, descending=True), expected)
+    assert same_bits(clradix.sort(a, descending=True), a[expected])
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("bits", [(0, 8), (4, 12), (16, 32), (7, 7), (28, 32)])
+def test_bit_ranges(dtype, bits):
+    a = make_keys(dtype, "random", 30000, seed=bits[0] * 100 + bits[1])
+    begin, end = bits
+    masked = (order_image(a) >> begin) & ((1 << (end - begin)) - 1)
+    expected = np.argsort(masked, kind="stable")
+    got = clradix.argsort(a, begin_bit=begin, end_bit=end, float_order="total")
+    assert np.array_equal(got, expected)
+    assert same_bits(clradix.sort(a, begin_bit=begin, end_bit=end, float_order="total"), a[expected])
+
+
+@pytest.mark.parametrize("value_dtype", [np.uint32, np.float32, np.int64, np.float64, np.complex128,
+                                         np.dtype([("id", "<u4"), ("weight", "<f4"), ("tag", "<u8")]),
+                                         np.dtype(">u8")])
+@pytest.mark.parametrize("key_dtype", [np.uint32, np.float64, np.int64])
+def test_sort_pairs(key_dtype, value_dtype):
+    n = 40000
+    keys = make_keys(key_dtype, "few", n, seed=9)
+    values = np.zeros(n, dtype=value_dtype)
+    raw = values.view(np.uint8).reshape(n, -1)
+    raw[:] = np.random.default_rng(1).integers(0, 256, raw.shape, dtype=np.uint8)
+    before = (keys.copy(), values.copy())
+    got_keys, got_values = clradix.sort_pairs(keys, values)
+    perm = np.argsort(keys, kind="stable")
+    assert same_bits(got_keys, keys[perm])
+    assert got_values.dtype == values.dtype and got_values.tobytes() == values[perm].tobytes()
+    assert same_bits(keys, before[0]) and values.tobytes() == before[1].tobytes()
+
+
+def test_sort_pairs_float_edges():
+    keys = float_edges(np.float32, 5000, seed=3)
+    values = np.arange(5000, dtype=np.uint64)
+    got_keys, got_values = clradix.sort_pairs(keys, values)
+    perm = np.argsort(keys, kind="stable")
+    assert same_bits(got_keys, keys[perm]) and np.array_equal(got_values, perm)
+    got_keys, got_values = clradix.sort_pairs(keys, values, float_order="total", descending=True)
+    image_rank = np.unique(order_image(keys), return_inverse=True)[1].reshape(-1)
+    assert np.array_equal(got_values, stable_descending(image_rank))
+
+
+def test_views_slices_and_byte_order():
+    base = make_keys(np.int64, "few", 30000, seed=4)
+    for view in (base[::3], base[5:20000], base[::-1], base.reshape(100, 300)[:, 7]):
+        assert np.array_equal(clradix.argsort(view), np.argsort(view, kind="stable"))
+        assert same_bits(clradix.sort(view), np.sort(view, kind="stable"))
+    for dtype in (">f4", ">i8", ">u4", ">f8"):
+        big = make_keys(np.dtype(dtype).newbyteorder("="), "random", 5000, seed=2).astype(dtype)
+        assert np.array_equal(clradix.argsort(big), np.argsort(big, kind="stable"))
+        assert same_bits(clradix.sort(big), np.sort(big, kind="stable"))
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1, None])
+def test_more_dimensions(axis):
+    a = make_keys(np.float32, "few", 6 * 7 * 500, seed=8).reshape(6, 7, 500)
+    a[0, 0, :3] = [np.nan, -0.0, 0.0]
+    assert same_bits(clradix.sort(a, axis=axis), np.sort(a, axis=axis, kind="stable"))
+    assert np.array_equal(clradix.argsort(a, axis=axis), np.argsort(a, axis=axis, kind="stable"))
+
+
+def test_out_and_in_place():
+    a = make_keys(np.uint64, "random", 10000, seed=1)
+    expected = np.sort(a, kind="stable")
+    out = np.empty_like(a)
+    assert clradix.sort(a, out=out) is out and same_bits(out, expected)
+    assert clradix.sort(a, out=a) is a and same_bits(a, expected)
+
+
+def test_index_dtypes():
+    a = make_keys(np.int32, "few", 5000, seed=6)
+    expected = np.argsort(a, kind="stable")
+    for dtype in (np.uint32, np.int32, np.uint64, np.int64):
+        got = clradix.argsort(a, index_dtype=dtype)
+        assert got.dtype == dtype and np.array_equal(got, expected)
+
+
+def test_lists_and_devices():
+    assert np.array_equal(clradix.sort(np.array([3, 1, 2], dtype=np.uint32)), [1, 2, 3])
+    assert clradix.devices() and clradix.devices()[0][0] == 0
+    # device= takes what CLRADIX_DEVICE takes: an index, or a part of the name.
+    name = clradix.devices()[0][1].split()[-1]
+    for device in (0, "0", name):
+        assert np.array_equal(clradix.argsort(np.array([2.0, 1.0]), device=device), [1, 0])
+    with clradix.Sorter(0) as sorter:
+        assert np.array_equal(sorter.sort(np.array([5, -1], dtype=np.int64)), [-1, 5])
+        assert np.array_equal(clradix.argsort(np.array([5, -1], dtype=np.int32), sorter=sorter), [1, 0])
+
+
+def test_version_matches_the_library():
+    from clradix import _library
+
+    number = _library.lib().clradix_version()
+    assert clradix.__version__ == f"{number // 10000}.{number // 100 % 100}.{number % 100}"
