@@ -11,6 +11,8 @@ packages="$packages g++ libboost-dev gnuplot-nox"
 packages="$packages oclgrind"
 # clradix_mpi: Open MPI's headers, libraries and mpirun.
 packages="$packages libopenmpi-dev openmpi-bin"
+# The Python package's tests and benchmark: numpy, pyopencl, pytest, and venv for pip.
+packages="$packages python3 python3-numpy python3-pyopencl python3-pytest python3-venv"
 
 missing=""
 for p in $packages; do

@@ -4,7 +4,8 @@
 # consumer must run and sort. Also: the shared library's SONAME carries the major version,
 # and it exports only clradix_* symbols. Where clradix_mpi is installed (MPIEXEC given): an
 # MPI consumer through find_package(clradix COMPONENTS mpi) and through pkg-config and
-# mpicc, each run on two ranks.
+# mpicc, each run on two ranks. With CLRADIX_PYTHON and CLRADIX_PYTHON_INSTALL_DIR set: the
+# installed Python package, which must find the installed library by itself.
 # Usage: install-check.sh BUILD_DIR SOURCE_DIR [MPIEXEC [MPIEXEC_FLAGS]]
 set -eu
 build=$1
@@ -40,6 +41,15 @@ PKG_CONFIG_PATH=$lib/pkgconfig
 export PKG_CONFIG_PATH
 cc -o "$work/pkg-consumer" "$source/tests/consumer/consumer.c" $(pkg-config --cflags --libs clradix)
 run "$work/pkg-consumer"
+# The Python package next to the library: found through the installation's prefix alone.
+if [ -n "${CLRADIX_PYTHON_INSTALL_DIR:-}" ] && "$CLRADIX_PYTHON" -c "import numpy" 2>/dev/null; then
+    (cd "$work" && env -u CLRADIX_LIBRARY PYTHONPATH="$prefix/$CLRADIX_PYTHON_INSTALL_DIR" "$CLRADIX_PYTHON" -c '
+import numpy, clradix, sys
+path, how = clradix.library_path()
+assert how == "the installation'"'"'s prefix" and path.startswith(sys.argv[1]), (path, how)
+assert list(clradix.sort(numpy.array([3, 1, 2], dtype=numpy.int64))) == [1, 2, 3]
+print("install check: the Python package sorted with", path)' "$prefix")
+fi
 [ -z "$mpiexec" ] && { echo "install check: find_package (shared, static) and pkg-config consumers built and sorted"; exit 0; }
 
 others=$(nm -D --defined-only "$lib"/libclradix_mpi.so | awk '$2 ~ /[TDBR]/ && $3 !~ /^clradix_mpi_/ {print $3}')

@@ -68,10 +68,14 @@ class Sorter:
         return self._context() if self._context is not None else None
 
     @property
+    def device_id(self):
+        """The cl_device_id it sorts on, as an int (pyopencl's Device.int_ptr)."""
+        return _library.lib().clradix_sorter_device(self.handle)
+
+    @property
     def device_name(self):
-        lib, opencl = _library.lib(), _library.opencl()
         name = ctypes.create_string_buffer(256)
-        opencl.clGetDeviceInfo(lib.clradix_sorter_device(self.handle), _CL_DEVICE_NAME, 256, name, None)
+        _library.opencl().clGetDeviceInfo(self.device_id, _CL_DEVICE_NAME, 256, name, None)
         return name.value.decode(errors="replace")
 
     def close(self):

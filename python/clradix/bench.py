@@ -1,0 +1,139 @@
+"""python3 -m clradix.bench: clradix next to what Python users have today, on the same
+keys: clradix on numpy arrays (host arrays in and out, transfers included) and on
+pyopencl arrays (device-resident), numpy.sort(kind="stable"), numpy.sort() (its default,
+quicksort) and pyopencl.algorithm.RadixSort. Every result is checked against numpy's
+stable sort; each time is the median of the runs after one warm-up."""
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import clradix
+
+CTYPES = {"uint32": "uint", "int32": "int", "float32": "float", "uint64": "ulong", "int64": "long",
+          "float64": "double"}
+# pyopencl's RadixSort sorts unsigned keys: each dtype's order-preserving image.
+RADIX_KEYS = {
+    "uint32": ("ary[i]", np.uint32),
+    "uint64": ("ary[i]", np.uint64),
+    "int32": "((uint)ary[i] ^ 0x80000000u)", "int64": "((ulong)ary[i] ^ 0x8000000000000000ul)",
+    "float32": "(as_uint(ary[i]) ^ ((as_uint(ary[i]) >> 31) ? 0xFFFFFFFFu : 0x80000000u))",
+    "float64": "(as_ulong(ary[i]) ^ ((as_ulong(ary[i]) >> 63) ? 0xFFFFFFFFFFFFFFFFul : 0x8000000000000000ul))",
+}
+
+
+def parse_size(text):
+    if "^" in text:
+        base, exponent = text.split("^")
+        return int(base) ** int(exponent)
+    return int(text)
+
+
+def make_keys(dtype, n, seed):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":  # uniform finite floats of both signs
+        return (rng.standard_normal(n) * 1e3).astype(dtype)
+    return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
+
+
+def timed(run, runs, check):
+    """Median seconds of run() over runs after a warm-up; check(result) must hold."""
+    result = run()
+    ok = check(result)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), ok
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m clradix.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", default="2^20,2^24", help="sizes, comma-separated (2^k allowed)")
+    parser.add_argument("--dtype", default="uint32,float32,uint64,float64", help="key dtypes, comma-separated")
+    parser.add_argument("--device", default=None, help="index or name part, as CLRADIX_DEVICE (default device)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-pyopencl", action="store_true", help="only the host rows")
+    args = parser.parse_args(argv)
+    sizes = [parse_size(s) for s in args.n.split(",")]
+    dtypes = args.dtype.split(",")
+    for dtype in dtypes:
+        if dtype not in CTYPES:
+            parser.error(f"unknown dtype {dtype}")
+
+    sorter = clradix.Sorter(args.device)
+    queue = None
+    if not args.no_pyopencl:
+        try:
+            import pyopencl as cl
+            import pyopencl.array as cla
+            from pyopencl.algorithm import RadixSort
+
+            # The pyopencl device that is the host sorter's (their cl_device_id are one).
+            device = next(d for p in cl.get_platforms() for d in p.get_devices() if d.int_ptr == sorter.device_id)
+            context = cl.Context([device])
+            queue = cl.CommandQueue(context)
+            device_sorter = clradix.Sorter(device, context=context)
+        except ImportError:
+            print("pyopencl not found: the pyopencl rows are left out", file=sys.stderr)
+
+    print(f"clradix {clradix.__version__} on {sorter.device_name}; median of {args.runs} runs; "
+          f"speedup: how many times faster clradix is (host rows: clradix on numpy arrays; "
+          f"device rows: clradix on pyopencl arrays)")
+    print(f"{'dtype':8} {'n':>10}  {'implementation':30} {'ms':>9} {'Mkeys/s':>9} {'speedup':>8}  verified")
+    failed = False
+    for dtype in dtypes:
+        for n in sizes:
+            keys = make_keys(dtype, n, seed=n)
+            reference = np.sort(keys, kind="stable")
+
+            def same(result):
+                return result.tobytes() == reference.tobytes()
+
+            rows = [("clradix, numpy arrays", "host", lambda: clradix.sort(keys, sorter=sorter), same),
+                    ("numpy.sort(kind='stable')", "host", lambda: np.sort(keys, kind="stable"), same),
+                    ("numpy.sort() (quicksort)", "host", lambda: np.sort(keys), same)]
+            if queue is not None:
+                d = cla.to_device(queue, keys)
+
+                def clradix_device():
+                    result = clradix.sort(d, sorter=device_sorter)
+                    queue.finish()
+                    return result
+
+                key_expr = RADIX_KEYS[dtype]
+                key_dtype = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
+                if isinstance(key_expr, tuple):
+                    key_expr, key_dtype = key_expr
+                radix = RadixSort(context, f"{CTYPES[dtype]} *ary", key_expr=key_expr, sort_arg_names=["ary"],
+                                  key_dtype=key_dtype)
+
+                def pyopencl_radix():
+                    (result,), event = radix(d, key_bits=np.dtype(dtype).itemsize * 8, queue=queue)
+                    event.wait()
+                    return result
+
+                rows += [("clradix, pyopencl arrays", "device", clradix_device, lambda r: same(r.get())),
+                         ("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get()))]
+            measured = []
+            for name, kind, run, check in rows:
+                seconds, ok = timed(run, args.runs, check)
+                failed |= not ok
+                measured.append((name, kind, seconds, ok))
+            ours = {kind: seconds for name, kind, seconds, ok in measured if name.startswith("clradix")}
+            for name, kind, seconds, ok in measured:
+                speedup = "" if name.startswith("clradix") else f"{seconds / ours[kind]:.2f}x"
+                print(f"{dtype:8} {n:>10}  {name:30} {seconds * 1e3:9.2f} {n / seconds * 1e-6:9.1f} {speedup:>8}  "
+                      f"{'yes' if ok else 'NO'}")
+            sys.stdout.flush()
+    sorter.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
