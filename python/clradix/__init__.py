@@ -12,6 +12,11 @@ calls; pyopencl arrays on their queue's device, asynchronously, returning pyopen
 See help(clradix.sort) and the project's README (Python section).
 """
 
+import ctypes
+
+import numpy as np
+
+from . import _device, _host, _keys, _library, _sorter
 from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
@@ -20,19 +25,11 @@ __all__ = ["sort", "argsort", "sort_pairs", "Sorter", "Error", "LibraryNotFoundE
 
 
 def _host_sorter(sorter, device):
-    from . import _sorter
-
     if sorter is not None:
         if sorter.context is not None:
             raise ValueError("this Sorter is for pyopencl arrays of its context; host arrays need Sorter(device)")
         return sorter
     return _sorter.host_sorter(device)
-
-
-def _check_common(float_order):
-    from . import _keys
-
-    _keys.check_float_order(float_order)
 
 
 def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order="numpy", out=None, device=None,
@@ -59,9 +56,7 @@ def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order
     one of that device (or of the pyopencl array's context and device).
     Errors of the library raise clradix.Error; a raises nothing and stays as it was.
     """
-    from . import _device, _host
-
-    _check_common(float_order)
+    _keys.check_float_order(float_order)
     if _device.is_device_array(a):
         if axis not in (-1, 0, None):
             raise ValueError("pyopencl arrays are sorted as 1-D arrays")
@@ -75,11 +70,7 @@ def argsort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_or
     gives it: np.intp indices by default, or index_dtype (int64, uint64, uint32, int32).
     a and the other arguments as in clradix.sort; for a pyopencl array, a pyopencl array
     of indices."""
-    import numpy as np
-
-    from . import _device, _host
-
-    _check_common(float_order)
+    _keys.check_float_order(float_order)
     index_dtype = np.intp if index_dtype is None else index_dtype
     if _device.is_device_array(a):
         if axis not in (-1, 0, None):
@@ -96,9 +87,7 @@ def sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None, flo
     element (structured dtypes too), moved bit for bit. Both numpy arrays, or both
     pyopencl arrays of one context. Mismatched lengths: ValueError; another value size:
     TypeError."""
-    from . import _device, _host
-
-    _check_common(float_order)
+    _keys.check_float_order(float_order)
     if _device.is_device_array(keys):
         return _device.sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order, queue)
     if _device.is_device_array(values):
@@ -109,10 +98,6 @@ def sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None, flo
 def devices():
     """The OpenCL devices in clradix's numbering (what ``device=`` and CLRADIX_DEVICE
     take): a list of (index, "<platform> <device>")."""
-    import ctypes
-
-    from . import _library
-
     lib, opencl = _library.lib(), _library.opencl()
     count = ctypes.c_uint()
     _library.check(lib.clradix_device_list(0, None, ctypes.byref(count)))
@@ -138,7 +123,5 @@ def library_path():
     """(path, how it was found) of the libclradix in use; loads it. How: CLRADIX_LIBRARY,
     the installation's prefix, the build tree, or the system's library path. Raises
     LibraryNotFoundError, listing what was tried, when there is none."""
-    from . import _library
-
     _, _, path, how = _library.load()
     return path, how

@@ -1,6 +1,7 @@
 """pyopencl arrays: sorted on their queue's device, asynchronously. Every call waits for
 the events of the arrays it reads (pyopencl's Array.events) and adds its own event to the
-arrays it writes, so later pyopencl operations on them wait for the sort."""
+arrays it writes, so later pyopencl operations on them wait for the sort. pyopencl is imported only here, when
+a pyopencl array comes: the package works without it."""
 
 import ctypes
 import weakref
