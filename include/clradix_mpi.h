@@ -9,7 +9,8 @@
  *
  * Statuses are agreed: before anything is exchanged the ranks share every argument check
  * and the outcome of their local sorts, so when one rank fails (a bad argument, memory,
- * OpenCL) every rank returns, none blocks, and all return the same status: that of the
+ * OpenCL) every rank returns, none blocks, and all return the same status:
+ * CLRADIX_ERROR_INVALID_ARGUMENT when any rank's arguments are invalid, else that of the
  * lowest-numbered rank that failed. A failing MPI call is CLRADIX_ERROR_MPI.
  */
 #ifndef CLRADIX_MPI_H

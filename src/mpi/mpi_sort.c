@@ -60,10 +60,15 @@ static clradix_status open_comm(MPI_Comm comm, MPI_Comm *work, int *rank, int *r
     return CLRADIX_SUCCESS;
 }
 
-/* A status as one number that orders failures by rank (success: the largest). */
+/* A status as one number whose least over the ranks is the status they agree on: an
+   invalid argument anywhere first (the caller's mistake, whatever else failed), then the
+   lowest-numbered rank's failure; success is the largest. */
 static uint64_t failure_code(int rank, clradix_status status)
 {
-    return status == CLRADIX_SUCCESS ? UINT64_MAX : (uint64_t)rank * 64 + (uint64_t)status;
+    if (status == CLRADIX_SUCCESS)
+        return UINT64_MAX;
+    const uint64_t not_argument = status != CLRADIX_ERROR_INVALID_ARGUMENT;
+    return not_argument << 62 | (uint64_t)rank * 64 | (uint64_t)status;
 }
 
 static clradix_status status_of(uint64_t code)
@@ -71,7 +76,7 @@ static clradix_status status_of(uint64_t code)
     return code == UINT64_MAX ? CLRADIX_SUCCESS : (clradix_status)(code % 64);
 }
 
-/* Every rank's status becomes that of the lowest-numbered rank that failed. */
+/* Every rank's status becomes the one failure_code picks. */
 static clradix_status agree(MPI_Comm comm, int rank, clradix_status status)
 {
     uint64_t mine = failure_code(rank, status), first;
