@@ -224,10 +224,8 @@ static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type 
     const unsigned width = r->key_bytes * 8;
     r->type = type;
     r->n = n;
-    r->begin_bit = options ? options->begin_bit : 0;
-    r->end_bit = options && options->end_bit ? options->end_bit : width;
     r->descending = options && options->descending;
-    if (r->begin_bit > r->end_bit || r->end_bit > width)
+    if (!bit_range(options, width, &r->begin_bit, &r->end_bit))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (r->key_bytes == 8 && !sorter->limits.int64)
         return CLRADIX_ERROR_UNSUPPORTED;  /* an embedded-profile device without 64-bit integers */

@@ -113,24 +113,6 @@ static cl_int chain_marker(chain *c)
     return chain_push(c, err, event);
 }
 
-/* XOR masks that map keys of type to their order-preserving unsigned image (see digit_of). */
-void key_transform(clradix_key_type type, int descending, cl_ulong *pos_xor, cl_ulong *neg_xor)
-{
-    const int wide = type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64;
-    const cl_ulong all = wide ? ~(cl_ulong)0 : 0xFFFFFFFFu, sign = wide ? (cl_ulong)1 << 63 : 0x80000000u;
-    *pos_xor = *neg_xor = 0;
-    if (type == CLRADIX_I32 || type == CLRADIX_I64)
-        *pos_xor = *neg_xor = sign;
-    else if (type == CLRADIX_F32 || type == CLRADIX_F64) {
-        *pos_xor = sign;
-        *neg_xor = all;
-    }
-    if (descending) {
-        *pos_xor ^= all;
-        *neg_xor ^= all;
-    }
-}
-
 /* The bytes of each temporary buffer that a multi-pass sort needs. */
 static void scratch_needs(const radix_params *params, const sort_plan *plan, const sort_request *r, unsigned passes,
                           size_t bytes[SCRATCH_SLOTS])
@@ -214,7 +196,7 @@ typedef struct key_args {
     cl_uint begin_bit, end_bit;
     size_t size;                  /* 4 or 8: the key width */
     const void *pos_xor, *neg_xor;
-    cl_ulong pos64, neg64;
+    uint64_t pos64, neg64;
     cl_uint pos32, neg32;
 } key_args;
 

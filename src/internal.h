@@ -3,6 +3,7 @@
 #define CLRADIX_INTERNAL_H
 
 #include "clradix.h"
+#include "key_order.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -187,9 +188,6 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
 /* The bytes of the temporaries dispatch_sort allocates for request with program p. */
 cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *request);
-/* XOR masks that map keys of type to their order-preserving image (image = key ^ (sign bit
-   set ? neg_xor : pos_xor)), descending included. */
-void key_transform(clradix_key_type type, int descending, cl_ulong *pos_xor, cl_ulong *neg_xor);
 
 /* api.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
    result into keys_out (unless NULL) and values_out. */

@@ -21,7 +21,7 @@ enum { PARTITION_BITS = 8, PARTITION_RADIX = 1 << PARTITION_BITS, WORKERS_PER_SO
 /* One sort, shared by its workers. */
 typedef struct large_sort {
     sort_request r;                 /* the whole sort; argsort as pairs with index values */
-    cl_ulong pos_xor, neg_xor;      /* the keys' order-preserving image (key_transform) */
+    uint64_t pos_xor, neg_xor;      /* the keys' order-preserving image (key_transform) */
     const unsigned char *keys_in, *values_in;  /* the caller's arrays (values_in NULL: indices) */
     unsigned char *keys[2], *values[2];        /* host copies, slot 1 made when needed */
     pthread_mutex_t lock;           /* guards slot 1's allocation, the bucket queue and status */
@@ -55,8 +55,7 @@ static uint64_t key_at(const unsigned char *keys, unsigned bytes, size_t i)
 /* Digit `shift .. shift + bits` of key's image. */
 static unsigned digit_of(const large_sort *s, uint64_t key, unsigned shift, unsigned bits)
 {
-    const unsigned width = s->r.key_bytes * 8;
-    const uint64_t image = key ^ ((key >> (width - 1)) & 1 ? s->neg_xor : s->pos_xor);
+    const uint64_t image = key_image(key, s->r.key_bytes * 8, s->pos_xor, s->neg_xor);
     return (unsigned)(image >> shift) & ((1u << bits) - 1);
 }
 

@@ -57,22 +57,6 @@ static size_t count_on(const mpi_case *c, int r)
     return c->n_rank0 + c->n_step * (size_t)r;
 }
 
-static uint64_t image_of(clradix_key_type type, const void *keys, size_t i, const clradix_options *o)
-{
-    const int wide = key_bytes_of(type) == 8;
-    const unsigned width = wide ? 64 : 32;
-    uint64_t key = wide ? ((const uint64_t *)keys)[i] : ((const uint32_t *)keys)[i];
-    const uint64_t sign = (uint64_t)1 << (width - 1), all = wide ? ~(uint64_t)0 : 0xFFFFFFFFu;
-    if (type == CLRADIX_I32 || type == CLRADIX_I64)
-        key ^= sign;
-    else if (type == CLRADIX_F32 || type == CLRADIX_F64)
-        key ^= key & sign ? all : sign;
-    if (o->descending)
-        key ^= all;
-    const unsigned end = o->end_bit ? o->end_bit : width, bits = end - o->begin_bit;
-    return (key >> o->begin_bit) & (bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1);
-}
-
 /* Edge keys: signed zeros, NaNs of both signs and payloads, infinities, denormals, the
    extremes of the integers, mixed with random ones. */
 static void *special_keys(clradix_key_type type, size_t n, uint64_t seed)
@@ -245,7 +229,8 @@ static void compare_on_rank0(const mpi_case *c, const void *keys_in, const void 
 static void check_locally(const mpi_case *c, const void *keys_out, const void *values_out, size_t n_out)
 {
     for (size_t i = 1; i < n_out; ++i) {
-        const uint64_t a = image_of(c->type, keys_out, i - 1, &c->options), b = image_of(c->type, keys_out, i, &c->options);
+        const uint64_t a = oracle_image(c->type, keys_out, i - 1, &c->options),
+                       b = oracle_image(c->type, keys_out, i, &c->options);
         if (a > b) {
             CHECK(0, "keys %zu and %zu out of order", i - 1, i);
             break;
@@ -259,8 +244,8 @@ static void check_locally(const mpi_case *c, const void *keys_out, const void *v
     /* Every rank's first and last image: mine must follow the last non-empty rank before. */
     uint64_t mine[3] = { n_out > 0, 0, 0 };
     if (n_out) {
-        mine[1] = image_of(c->type, keys_out, 0, &c->options);
-        mine[2] = image_of(c->type, keys_out, n_out - 1, &c->options);
+        mine[1] = oracle_image(c->type, keys_out, 0, &c->options);
+        mine[2] = oracle_image(c->type, keys_out, n_out - 1, &c->options);
     }
     uint64_t *all = malloc(3 * sizeof *all * (size_t)ranks);
     MPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, MPI_COMM_WORLD);

@@ -112,19 +112,21 @@ static int compare_records(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-size_t *oracle_order(clradix_key_type type, const void *keys, size_t n, const clradix_options *options)
+uint64_t oracle_image(clradix_key_type type, const void *keys, size_t i, const clradix_options *options)
 {
     const unsigned bytes = key_bytes_of(type), width = bytes * 8;
     const unsigned begin = options ? options->begin_bit : 0;
     const unsigned end = options && options->end_bit ? options->end_bit : width;
     const uint64_t mask = end - begin == 64 ? ~0ull : ((1ull << (end - begin)) - 1);
+    uint64_t image = begin == end ? 0 : (order_image(type, get_key(keys, bytes, i)) >> begin) & mask;
+    return options && options->descending ? mask - image : image;
+}
+
+size_t *oracle_order(clradix_key_type type, const void *keys, size_t n, const clradix_options *options)
+{
     record *records = malloc((n ? n : 1) * sizeof *records);
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t image = begin == end ? 0 : (order_image(type, get_key(keys, bytes, i)) >> begin) & mask;
-        if (options && options->descending)
-            image = mask - image;
-        records[i] = (record){ image, i };
-    }
+    for (size_t i = 0; i < n; ++i)
+        records[i] = (record){ oracle_image(type, keys, i, options), i };
     qsort(records, n, sizeof *records, compare_records);
     size_t *perm = malloc((n ? n : 1) * sizeof *perm);
     for (size_t i = 0; i < n; ++i)

@@ -39,6 +39,8 @@ void *make_values(size_t value_size, size_t n);
    [begin_bit, end_bit) of the order-preserving image, direction), by qsort over
    (image, index). Returns perm with perm[i] = input index of the i-th output. */
 size_t *oracle_order(clradix_key_type type, const void *keys, size_t n, const clradix_options *options);
+/* The oracle's image of keys[i]: its place in that order as an unsigned number. */
+uint64_t oracle_image(clradix_key_type type, const void *keys, size_t i, const clradix_options *options);
 
 /* Checks out_keys/out_values against in_keys/in_values permuted by perm. Returns 0 when
    equal, else fills msg with the first difference. */

@@ -20,7 +20,7 @@ static void merge_two(const key_order *o, size_t value_size, merge_run a, merge_
     const size_t kb = o->key_bytes, a_end = a.first + a.count, b_end = b.first + b.count;
     size_t i = a.first, j = b.first, to = a.first;
     if (a.count && b.count) {
-        uint64_t image_a = key_image(o, keys, i), image_b = key_image(o, keys, j);
+        uint64_t image_a = range_image(o, keys, i), image_b = range_image(o, keys, j);
         for (;; ++to) {
             const int take_b = image_b < image_a;
             const size_t from = take_b ? j : i;
@@ -30,11 +30,11 @@ static void merge_two(const key_order *o, size_t value_size, merge_run a, merge_
             if (take_b) {
                 if (++j == b_end)
                     break;
-                image_b = key_image(o, keys, j);
+                image_b = range_image(o, keys, j);
             } else {
                 if (++i == a_end)
                     break;
-                image_a = key_image(o, keys, i);
+                image_a = range_image(o, keys, i);
             }
         }
         ++to;

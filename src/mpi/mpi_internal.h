@@ -3,6 +3,7 @@
 #define CLRADIX_MPI_INTERNAL_H
 
 #include "clradix_mpi.h"
+#include "key_order.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,8 @@ typedef struct key_order {
 /* Fills o; returns CLRADIX_ERROR_INVALID_ARGUMENT for an unknown type or a bad range. */
 clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix_options *options);
 
-static inline uint64_t key_image(const key_order *o, const void *keys, size_t i)
+/* The image of keys[i] within the range (key_order.h's key_image, shifted and masked). */
+static inline uint64_t range_image(const key_order *o, const void *keys, size_t i)
 {
     uint64_t key;
     if (o->key_bytes == 4) {
@@ -31,8 +33,7 @@ static inline uint64_t key_image(const key_order *o, const void *keys, size_t i)
         key = k;
     } else
         memcpy(&key, (const char *)keys + 8 * i, 8);
-    key ^= (key >> (o->width - 1)) & 1 ? o->neg_xor : o->pos_xor;
-    return (key >> o->begin_bit) & o->mask;
+    return (key_image(key, o->width, o->pos_xor, o->neg_xor) >> o->begin_bit) & o->mask;
 }
 
 /* select.c: where each rank's sorted keys split. keys: this rank's n keys, sorted; targets:

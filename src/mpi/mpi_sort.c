@@ -264,7 +264,8 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
         void *keys_to = c->keys_out, *values_to = c->values_out;
         if (MPI_Alltoall(w.send_count, 1, MPI_UINT64_T, w.recv_count, 1, MPI_UINT64_T, work) != MPI_SUCCESS)
             status = CLRADIX_ERROR_MPI;
-        else if (w.host_merge && merge_rounds(w.recv_count, ranks) % 2) {
+        const unsigned rounds = status == CLRADIX_SUCCESS ? merge_rounds(w.recv_count, ranks) : 0;
+        if (w.host_merge && rounds % 2) {
             keys_to = w.keys_spare;
             values_to = w.values_spare;
         }
@@ -279,7 +280,7 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
         /* What came from one rank is in order already; runs from several are merged, or
            sorted again stably, so that equal keys stay in (rank, position) order. */
         start = MPI_Wtime();
-        const int merge = status == CLRADIX_SUCCESS && merge_rounds(w.recv_count, ranks) > 0;
+        const int merge = status == CLRADIX_SUCCESS && rounds > 0;
         if (merge && w.host_merge)
             merge_runs(&order, c->value_size, w.recv_count, ranks, w.runs, keys_to, values_to,
                        keys_to == c->keys_out ? w.keys_spare : c->keys_out,

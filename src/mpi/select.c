@@ -12,27 +12,15 @@ enum { DIGIT_BITS = 8, DIGITS = 1 << DIGIT_BITS };
 
 clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix_options *options)
 {
-    const int wide = type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64;
     if ((unsigned)type > CLRADIX_F64)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
+    const int wide = type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64;
     o->key_bytes = wide ? 8 : 4;
     o->width = wide ? 64 : 32;
-    const uint64_t all = wide ? ~(uint64_t)0 : 0xFFFFFFFFu, sign = (uint64_t)1 << (o->width - 1);
-    o->pos_xor = o->neg_xor = 0;
-    if (type == CLRADIX_I32 || type == CLRADIX_I64)
-        o->pos_xor = o->neg_xor = sign;
-    else if (type == CLRADIX_F32 || type == CLRADIX_F64) {
-        o->pos_xor = sign;
-        o->neg_xor = all;
-    }
-    const unsigned begin = options ? options->begin_bit : 0;
-    const unsigned end = options && options->end_bit ? options->end_bit : o->width;
-    if (begin > end || end > o->width)
+    unsigned begin, end;
+    if (!bit_range(options, o->width, &begin, &end))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    if (options && options->descending) {
-        o->pos_xor ^= all;
-        o->neg_xor ^= all;
-    }
+    key_transform(type, options && options->descending, &o->pos_xor, &o->neg_xor);
     o->begin_bit = begin;
     o->bits = end - begin;
     o->mask = o->bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << o->bits) - 1;
@@ -44,7 +32,7 @@ static size_t lower_bound(const key_order *o, const void *keys, size_t lo, size_
 {
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (key_image(o, keys, mid) < bound)
+        if (range_image(o, keys, mid) < bound)
             lo = mid + 1;
         else
             hi = mid;
