@@ -114,12 +114,8 @@ static int add_dist(void *context, const char *item)
 static int add_value_size(void *context, const char *item)
 {
     options *o = context;
-    char *end;
-    const unsigned long v = strtoul(item, &end, 10);
-    if (*end || end == item || (v != 0 && v != 4 && v != 8 && v != 16) || o->value_count == MAX_ITEMS)
-        return 0;
-    o->value_sizes[o->value_count++] = v;
-    return 1;
+    return o->value_count < MAX_ITEMS && parse_value_size(item, &o->value_sizes[o->value_count]) &&
+           ++o->value_count;
 }
 
 static int add_limit(void *context, const char *item)

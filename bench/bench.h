@@ -25,10 +25,12 @@ double seconds(void);  /* a monotonic clock */
 double sort_times(double *times, int count);
 
 /* cli.c, the command lines: a count such as 1000, 2^20, 64K or 16M; a key type or
-   distribution by name (1, or 0 when text is none); add(context, item) for each
-   comma-separated item of list (0 when one is rejected). */
+   distribution by name; a value size of 0 (keys alone), 4, 8 or 16 (each 1, or 0 when
+   text is none); add(context, item) for each comma-separated item of list (0 when one is
+   rejected). */
 int parse_size(const char *text, size_t *out);
 int parse_type(const char *item, clradix_key_type *type);
+int parse_value_size(const char *item, size_t *value_size);
 int parse_dist(const char *item, bench_dist *dist);
 int for_each_item(const char *list, int (*add)(void *context, const char *item), void *context);
 

@@ -40,6 +40,16 @@ int parse_type(const char *item, clradix_key_type *type)
     return 0;
 }
 
+int parse_value_size(const char *item, size_t *value_size)
+{
+    char *end;
+    const unsigned long v = strtoul(item, &end, 10);
+    if (*end || end == item || (v != 0 && v != 4 && v != 8 && v != 16))
+        return 0;
+    *value_size = v;
+    return 1;
+}
+
 int parse_dist(const char *item, bench_dist *dist)
 {
     for (int d = 0; d < DIST_COUNT; ++d)

@@ -61,11 +61,8 @@ static int add_size(void *context, const char *item)
 static int add_value_size(void *context, const char *item)
 {
     options *o = context;
-    const size_t v = strtoul(item, NULL, 10);
-    if ((v != 0 && v != 4 && v != 8 && v != 16) || (v == 0 && strcmp(item, "0")) || o->value_count == MAX_ITEMS)
-        return 0;
-    o->value_sizes[o->value_count++] = v;
-    return 1;
+    return o->value_count < MAX_ITEMS && parse_value_size(item, &o->value_sizes[o->value_count]) &&
+           ++o->value_count;
 }
 
 static int parse_options(int argc, char **argv, options *o)
