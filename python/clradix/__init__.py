@@ -32,6 +32,11 @@ def _host_sorter(sorter, device):
     return _sorter.host_sorter(device)
 
 
+def _check_device_axis(axis):
+    if axis not in (-1, 0, None):
+        raise ValueError("pyopencl arrays are sorted as 1-D arrays")
+
+
 def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order="numpy", out=None, device=None,
          sorter=None, queue=None):
     """A sorted copy of a (or, with ``out``, the sorted keys written into out: ``out=a``
@@ -58,8 +63,7 @@ def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order
     """
     _keys.check_float_order(float_order)
     if _device.is_device_array(a):
-        if axis not in (-1, 0, None):
-            raise ValueError("pyopencl arrays are sorted as 1-D arrays")
+        _check_device_axis(axis)
         return _device.sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue)
     return _host.sort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order, out)
 
@@ -73,8 +77,7 @@ def argsort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_or
     _keys.check_float_order(float_order)
     index_dtype = np.intp if index_dtype is None else index_dtype
     if _device.is_device_array(a):
-        if axis not in (-1, 0, None):
-            raise ValueError("pyopencl arrays are sorted as 1-D arrays")
+        _check_device_axis(axis)
         return _device.argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype, queue)
     return _host.argsort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order,
                          index_dtype)

@@ -142,9 +142,7 @@ def sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue):
 def argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype, queue):
     queue = _queue_of([a], queue)
     opts = _keys.options(_keys.native_key_dtype(a.dtype), descending, begin_bit, end_bit)
-    index_dtype = np.dtype(index_dtype)
-    if index_dtype.itemsize not in (4, 8) or index_dtype.kind not in "iu":
-        raise TypeError(f"index_dtype must be int64 (intp), uint64, uint32 or int32, not {index_dtype}")
+    index_dtype = _keys.index_dtype(index_dtype)
     a = _checked(a, queue)
     return _argsort_into(_sorter_for(sorter, queue), queue, _order_keys(a, float_order, queue), opts, index_dtype)
 
@@ -154,10 +152,7 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
         raise TypeError("keys and values must both be pyopencl arrays, or both host arrays")
     queue = _queue_of([keys, values], queue)
     opts = _keys.options(_keys.native_key_dtype(keys.dtype), descending, begin_bit, end_bit)
-    if keys.shape != values.shape:
-        raise ValueError(f"keys and values differ in length: {keys.size} and {values.size}")
-    if values.dtype.itemsize not in (4, 8, 16):
-        raise TypeError(f"values must have 4, 8 or 16 bytes per element, not {values.dtype.itemsize} ({values.dtype})")
+    _keys.check_pairs(keys, values)
     keys, values = _checked(keys, queue), _checked(values, queue)
     sorter = _sorter_for(sorter, queue)
     order = _order_keys(keys, float_order, queue)

@@ -7,8 +7,6 @@ import numpy as np
 
 from . import _keys, _library
 
-INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.uint32), np.dtype(np.int32))
-
 
 def _pointer(a):
     return ctypes.c_void_p(a.ctypes.data)
@@ -107,9 +105,7 @@ def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_
     a = np.asarray(a)
     native = _keys.native_key_dtype(a.dtype)
     opts = _keys.options(native, descending, begin_bit, end_bit)
-    index_dtype = np.dtype(index_dtype)
-    if index_dtype not in INDEX_DTYPES:
-        raise TypeError(f"index_dtype must be one of int64 (intp), uint64, uint32, int32, not {index_dtype}")
+    index_dtype = _keys.index_dtype(index_dtype)
     work = _moved(a, axis)
     if work.shape[-1] - 1 > np.iinfo(index_dtype).max:
         raise ValueError(f"{work.shape[-1]} keys along the axis need indices wider than {index_dtype}")
@@ -122,12 +118,7 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
     keys, values = np.asarray(keys), np.asarray(values)
     native = _keys.native_key_dtype(keys.dtype)
     opts = _keys.options(native, descending, begin_bit, end_bit)
-    if keys.ndim != 1 or values.ndim != 1:
-        raise ValueError("sort_pairs takes 1-D keys and values")
-    if keys.shape != values.shape:
-        raise ValueError(f"keys and values differ in length: {keys.size} and {values.size}")
-    if values.dtype.itemsize not in (4, 8, 16):
-        raise TypeError(f"values must have 4, 8 or 16 bytes per element, not {values.dtype.itemsize} ({values.dtype})")
+    _keys.check_pairs(keys, values)
     k = np.array(keys, dtype=native, order="C")
     order = _order_keys(k, float_order)
     if order is k:

@@ -49,6 +49,28 @@ def options(dtype, descending, begin_bit, end_bit):
     return Options(int(begin_bit), int(end), 1 if descending else 0)
 
 
+INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.uint32), np.dtype(np.int32))
+
+
+def index_dtype(dtype):
+    """The argsort index dtype asked for, or TypeError."""
+    dtype = np.dtype(dtype)
+    if dtype not in INDEX_DTYPES:
+        raise TypeError(f"index_dtype must be one of int64 (intp), uint64, uint32, int32, not {dtype}")
+    return dtype
+
+
+def check_pairs(keys, values):
+    """ValueError or TypeError unless keys and values are 1-D, as long, and the values of 4,
+    8 or 16 bytes (numpy or pyopencl arrays alike)."""
+    if keys.ndim != 1 or values.ndim != 1:
+        raise ValueError("sort_pairs takes 1-D keys and values")
+    if keys.shape != values.shape:
+        raise ValueError(f"keys and values differ in length: {keys.size} and {values.size}")
+    if values.dtype.itemsize not in (4, 8, 16):
+        raise TypeError(f"values must have 4, 8 or 16 bytes per element, not {values.dtype.itemsize} ({values.dtype})")
+
+
 def check_float_order(float_order):
     if float_order not in FLOAT_ORDERS:
         raise ValueError(f"float_order must be one of {FLOAT_ORDERS}, not {float_order!r}")

@@ -22,11 +22,10 @@ class Error(RuntimeError):
     """A clradix call failed: ``status`` is its clradix_status value, ``name`` the
     status's name (``CLRADIX_ERROR_...``), and the message the library's sentence."""
 
-    def __init__(self, status, message=None, detail=""):
+    def __init__(self, status, detail=""):
         self.status = int(status)
         self.name = STATUS_NAMES[status] if 0 <= status < len(STATUS_NAMES) else f"status {status}"
-        text = message if message is not None else _status_string(status)
-        super().__init__(f"{self.name}: {text}{detail}")
+        super().__init__(f"{self.name}: {_status_string(status)}{detail}")
 
 
 class LibraryNotFoundError(Error, OSError):
@@ -90,8 +89,8 @@ def _candidates():
         found.append((str((here / _install_paths.LIBRARY).resolve()), "the installation's prefix"))
     except ImportError:
         pass
-    for build in ("build", "build-release"):  # a source checkout: python/clradix -> build/src
-        found.append((str(here.parent.parent / build / "src" / "libclradix.so"), "the build tree"))
+    # A source checkout: python/clradix -> build/src, where scripts/build.sh builds.
+    found.append((str(here.parent.parent / "build" / "src" / "libclradix.so"), "the build tree"))
     system = ctypes.util.find_library("clradix")
     if system:
         found.append((system, "the system's library path"))

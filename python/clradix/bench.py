@@ -17,8 +17,7 @@ CTYPES = {"uint32": "uint", "int32": "int", "float32": "float", "uint64": "ulong
           "float64": "double"}
 # pyopencl's RadixSort sorts unsigned keys: each dtype's order-preserving image.
 RADIX_KEYS = {
-    "uint32": ("ary[i]", np.uint32),
-    "uint64": ("ary[i]", np.uint64),
+    "uint32": "ary[i]", "uint64": "ary[i]",
     "int32": "((uint)ary[i] ^ 0x80000000u)", "int64": "((ulong)ary[i] ^ 0x8000000000000000ul)",
     "float32": "(as_uint(ary[i]) ^ ((as_uint(ary[i]) >> 31) ? 0xFFFFFFFFu : 0x80000000u))",
     "float64": "(as_ulong(ary[i]) ^ ((as_ulong(ary[i]) >> 63) ? 0xFFFFFFFFFFFFFFFFul : 0x8000000000000000ul))",
@@ -106,11 +105,8 @@ def main(argv=None):
                     queue.finish()
                     return result
 
-                key_expr = RADIX_KEYS[dtype]
                 key_dtype = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
-                if isinstance(key_expr, tuple):
-                    key_expr, key_dtype = key_expr
-                radix = RadixSort(context, f"{CTYPES[dtype]} *ary", key_expr=key_expr, sort_arg_names=["ary"],
+                radix = RadixSort(context, f"{CTYPES[dtype]} *ary", key_expr=RADIX_KEYS[dtype], sort_arg_names=["ary"],
                                   key_dtype=key_dtype)
 
                 def pyopencl_radix():
