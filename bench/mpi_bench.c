@@ -199,14 +199,6 @@ typedef struct case_result {
     int verified;
 } case_result;
 
-/* The slowest rank's seconds of each run. */
-static double slowest(double mine)
-{
-    double max;
-    MPI_Allreduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return max;
-}
-
 static clradix_status run_case(clradix_sorter *sorter, const options *o, clradix_key_type type, size_t value_size,
                                size_t n, case_result *r)
 {
@@ -227,15 +219,15 @@ static clradix_status run_case(clradix_sorter *sorter, const options *o, clradix
         status = value_size ? clradix_mpi_sort_pairs(sorter, MPI_COMM_WORLD, type, keys_in, values_in, value_size, n,
                                                      keys_out, values_out, n, NULL)
                             : clradix_mpi_sort_keys(sorter, MPI_COMM_WORLD, type, keys_in, n, keys_out, n, NULL);
-        const double total = slowest(seconds() - start);
+        const double total = seconds() - start;
         clradix_mpi_phases p;
         clradix_mpi_last_phases(&p);
-        const double phase[PHASES] = { p.local_sort, p.select, p.exchange, p.merge };
-        if (run < 0)
-            continue;
-        times[run] = total;
-        for (int k = 0; k < PHASES; ++k)
-            times[(size_t)(k + 1) * (size_t)o->runs + (size_t)run] = slowest(phase[k]);
+        /* The slowest rank's seconds of the whole sort and of each phase. */
+        const double mine[PHASES + 1] = { total, p.local_sort, p.select, p.exchange, p.merge };
+        double slowest[PHASES + 1];
+        MPI_Allreduce(mine, slowest, PHASES + 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        for (int k = 0; run >= 0 && k <= PHASES; ++k)
+            times[(size_t)k * (size_t)o->runs + (size_t)run] = slowest[k];
     }
     if (status == CLRADIX_SUCCESS) {
         *r = (case_result){ .type = type, .value_size = value_size, .n = n };
