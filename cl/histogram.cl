@@ -8,16 +8,6 @@
    different copies falls in different banks of GPU local memory. */
 #define COPY_STRIDE(size) ((size) + 1)
 
-/* Adds one to counter d of this work-item's copy. */
-void count_digit(__local uint *copy, uint d)
-{
-#if HIST_COPIES == WG
-    ++copy[d];  /* a copy of its own: no other work-item touches it */
-#else
-    atomic_inc(&copy[d]);
-#endif
-}
-
 /*
  * Before the first pass: one read of the keys counts the digits of every pass of the
  * sort, as each block's table for every pass, table_all[pass * RADIX * groups + digit *

@@ -91,44 +91,11 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         }
         barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded: work-items rank keys others loaded */
 
-        /* Rank rounds, lowest bits first, between the two tile buffers: a round that moves
-           the keys swaps the roles. One round also says where each digit's run starts (and
-           is written without the loop, which POCL compiles 8 % slower for 64-bit keys). */
-        const uint chunk = (valid + WG - 1) / WG;
-#if RANK_ROUNDS == 1
-        const int moved_keys = rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, chunk, spec, counters,
-                                          &moved, run_begin);
-        __local const radix_key *sorted = moved_keys ? tile_b : tile_a;
-        IF_VALUES(__local const radix_value *sorted_values = moved_keys ? values_b : values_a;)
-#else
-        __local radix_key *sorted = tile_a, *spare = tile_b;
-        IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
-        for (uint round = 0; round < RANK_ROUNDS; ++round) {
-            const digit_spec sub = { spec.pos_xor, spec.neg_xor, spec.shift + round * RANK_BITS,
-                                     (spec.mask >> (round * RANK_BITS)) & (RANK_RADIX - 1) };
-            if (rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) valid, chunk, sub, counters, &moved,
-                           0)) {
-                __local radix_key *keys = sorted;
-                sorted = spare;
-                spare = keys;
-                IF_VALUES(__local radix_value *values = sorted_values; sorted_values = spare_values;
-                          spare_values = values;)
-            }
-        }
-#endif
-
-#if RANK_ROUNDS > 1
-        /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
-        for (uint d = lid; d < RADIX; d += WG)
-            run_begin[PAD(d)] = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
-        for (uint t = lid; t < valid; t += WG)
-            atomic_inc(&run_begin[PAD(digit_of(sorted[PAD(t)], spec))]);
-        /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
-           counts without this one (oclgrind finds no race; the sort loses keys). */
-        barrier(CLK_LOCAL_MEM_FENCE);
-        group_exclusive_scan(run_begin, RADIX);
-#endif
+        /* Rank rounds, lowest bits first, between the two tile buffers. */
+        const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters, &moved,
+                                   run_begin);
+        __local const radix_key *sorted = in_b ? tile_b : tile_a;
+        IF_VALUES(__local const radix_value *sorted_values = in_b ? values_b : values_a;)
 
 #if WG == 1
         /* One work-item: copy each digit's run as a block. */

@@ -13,7 +13,7 @@ void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *
     IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
     __local uint counters[PAD(RANK_RADIX * WG)];
     __local uint moved;
-    const uint lid = get_local_id(0), chunk = (n + WG - 1) / WG;
+    const uint lid = get_local_id(0);
 
     for (uint t = lid; t < n; t += WG) {
         keys_a[PAD(t)] = keys[t];
@@ -33,19 +33,10 @@ void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* everything is loaded */
 
-    /* Ranking rounds between the two buffers: a round that moves the keys swaps the roles. */
-    __local radix_key *sorted = keys_a, *spare = keys_b;
-    IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
-    for (uint shift = begin_bit; shift < end_bit; shift += RANK_BITS) {
-        const digit_spec sub = { pos_xor, neg_xor, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
-        if (rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) n, chunk, sub, counters, &moved, 0)) {
-            __local radix_key *swap = sorted;
-            sorted = spare;
-            spare = swap;
-            IF_VALUES(__local radix_value *swap_values = sorted_values; sorted_values = spare_values;
-                      spare_values = swap_values;)
-        }
-    }
+    const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) n, begin_bit, end_bit, pos_xor, neg_xor,
+                                counters, &moved);
+    __local const radix_key *sorted = in_b ? keys_b : keys_a;
+    IF_VALUES(__local const radix_value *sorted_values = in_b ? values_b : values_a;)
 
     for (uint t = lid; t < n; t += WG) {
         if (!argsort)

@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 2
+#define CLRADIX_VERSION_MINOR 3
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -290,6 +290,56 @@ CLRADIX_API clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_qu
                                            cl_event *event);
 
 /* ---------------------------------------------------------------------------------
+ * Segmented sorts of device buffers: asynchronous, in place (since 1.3)
+ *
+ * keys[0 .. n) holds num_segments segments: segment i is [offsets[i], offsets[i + 1]),
+ * and each is sorted on its own, stably, with the options' bit range and direction (rows
+ * of a matrix, CSR rows, buckets). offsets is a buffer of the sorter's context holding
+ * num_segments + 1 non-decreasing cl_uint values (in the device's byte order) with
+ * offsets[num_segments] <= n; it is only read. Elements outside
+ * [offsets[0], offsets[num_segments]) are neither read nor written. num_segments == 0:
+ * success, nothing changes (offsets may then be NULL; with segments, NULL is
+ * CLRADIX_ERROR_INVALID_ARGUMENT); num_segments must be below 2^32 - 1.
+ *
+ * The offsets lie on the device, so the library never reads them on the host: segments
+ * are binned by size on the device, and the number of commands enqueued does not depend
+ * on num_segments or on the sizes. Offsets that decrease or pass n never make a kernel
+ * read or write outside [0, n) of keys, values or indices (they are clamped); the result
+ * for such segments is unspecified.
+ *
+ * Everything else as for clradix_sort_keys, clradix_sort_pairs and clradix_argsort: the
+ * queue, events, wait list, buffers (an offsets buffer smaller than num_segments + 1
+ * values: CLRADIX_ERROR_INVALID_BUFFER), value and index sizes, thread safety, temporary
+ * memory (about n keys and values, plus lists and tables of a few bytes per segment) and
+ * failures.
+ * ------------------------------------------------------------------------------ */
+
+CLRADIX_API clradix_status clradix_sort_segments_keys(clradix_sorter *sorter, cl_command_queue queue,
+                                                      clradix_key_type type, cl_mem keys, size_t n, cl_mem offsets,
+                                                      size_t num_segments, const clradix_options *options,
+                                                      cl_uint num_events_in_wait_list,
+                                                      const cl_event *event_wait_list, cl_event *event);
+
+/* Values of value_size bytes (4, 8 or 16) move with their keys, as in clradix_sort_pairs. */
+CLRADIX_API clradix_status clradix_sort_segments_pairs(clradix_sorter *sorter, cl_command_queue queue,
+                                                       clradix_key_type type, cl_mem keys, cl_mem values,
+                                                       size_t value_size, size_t n, cl_mem offsets,
+                                                       size_t num_segments, const clradix_options *options,
+                                                       cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event);
+
+/* indices[j], j in segment i: the position in keys (offsets[i] <= indices[j] < offsets[i + 1])
+   of the (j - offsets[i])-th key of that segment in stable order, as index_size-byte
+   unsigned integers (4 or 8). keys is only read and stays as it is; indices outside the
+   segments are not written. */
+CLRADIX_API clradix_status clradix_argsort_segments(clradix_sorter *sorter, cl_command_queue queue,
+                                                    clradix_key_type type, cl_mem keys, cl_mem indices,
+                                                    size_t index_size, size_t n, cl_mem offsets,
+                                                    size_t num_segments, const clradix_options *options,
+                                                    cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                    cl_event *event);
+
+/* ---------------------------------------------------------------------------------
  * Sorting host arrays: blocking
  *
  * Copies the arrays to the device, sorts them and copies them back before returning.
@@ -322,6 +372,30 @@ CLRADIX_API clradix_status clradix_sort_pairs_host(clradix_sorter *sorter, cl_co
 CLRADIX_API clradix_status clradix_argsort_host(clradix_sorter *sorter, cl_command_queue queue,
                                                 clradix_key_type type, const void *keys, void *indices,
                                                 size_t index_size, size_t n, const clradix_options *options);
+
+/* Segmented sorts of host arrays (since 1.3), blocking, with the segments and results of
+   the device-buffer calls above; offsets are num_segments + 1 size_t values, checked
+   before anything happens: NULL with num_segments > 0, decreasing, or past n is
+   CLRADIX_ERROR_INVALID_ARGUMENT, the arrays untouched. Any n, as the other host calls:
+   only [offsets[0], offsets[num_segments]) is copied to the device, and segments that do
+   not fit it at once are sorted in runs of consecutive segments (a segment larger than
+   the device out of core, as clradix_sort_keys_host). On error the arrays are as they
+   were, except that when the sort went by runs, the segments of the runs done before the
+   failure are sorted. Argsort of more than CLRADIX_MAX_N keys needs 8-byte indices. */
+CLRADIX_API clradix_status clradix_sort_segments_keys_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                           clradix_key_type type, void *keys, size_t n,
+                                                           const size_t *offsets, size_t num_segments,
+                                                           const clradix_options *options);
+
+CLRADIX_API clradix_status clradix_sort_segments_pairs_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                            clradix_key_type type, void *keys, void *values,
+                                                            size_t value_size, size_t n, const size_t *offsets,
+                                                            size_t num_segments, const clradix_options *options);
+
+CLRADIX_API clradix_status clradix_argsort_segments_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                         clradix_key_type type, const void *keys, void *indices,
+                                                         size_t index_size, size_t n, const size_t *offsets,
+                                                         size_t num_segments, const clradix_options *options);
 
 /* ---------------------------------------------------------------------------------
  * Sorting host arrays on several devices: blocking

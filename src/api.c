@@ -96,9 +96,10 @@ void clradix_sorter_release(clradix_sorter *sorter)
 {
     if (!sorter)
         return;
-    for (int k = 0; k < KEY_CLASSES; ++k)
-        for (int v = 0; v < VALUE_CLASSES; ++v)
-            program_release(&sorter->programs[k][v]);
+    for (int kind = 0; kind < PROGRAM_KINDS; ++kind)
+        for (int k = 0; k < KEY_CLASSES; ++k)
+            for (int v = 0; v < VALUE_CLASSES; ++v)
+                program_release(&sorter->programs[kind][k][v]);
     for (unsigned i = 0; i < sorter->idle_count; ++i)
         clReleaseCommandQueue(sorter->idle_queues[i]);
     for (unsigned i = 0; i < sorter->scratch_count; ++i)
@@ -167,7 +168,9 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
         status = tuning_select(&sorter->limits, device, tuning, &sorter->params);
     radix_program *program;
     if (status == CLRADIX_SUCCESS)
-        status = program_get(sorter, 4, 0, &program);  /* the common variant; a broken device fails here */
+        status = program_get(sorter, PROGRAM_LSD, 4, 0, &program);  /* the common variant; a broken device fails here */
+    if (status == CLRADIX_SUCCESS && sorter->params.strategy == STRATEGY_PARTITION)
+        status = program_get(sorter, PROGRAM_SEGMENTS, 4, 0, &program);  /* what its flat sorts use */
     if (status != CLRADIX_SUCCESS) {
         build_log_set_thread(sorter);
         clradix_sorter_release(sorter);
@@ -196,7 +199,7 @@ clradix_status clradix_sorter_tuning(const clradix_sorter *sorter, clradix_tunin
 {
     if (!sorter || !tuning)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    tuning_report(&sorter->programs[0][0].params, tuning);  /* built at creation */
+    tuning_report(&sorter->programs[PROGRAM_LSD][0][0].params, tuning);  /* built at creation */
     return CLRADIX_SUCCESS;
 }
 
@@ -310,6 +313,14 @@ static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, 
     return CLRADIX_SUCCESS;
 }
 
+/* Whether two spans of bytes (each within its root buffer, so the sums do not overflow)
+   share a byte. */
+static int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b_bytes)
+{
+    return a->root == b->root && a_bytes > 0 && b_bytes > 0 && a->offset < b->offset + b_bytes
+        && b->offset < a->offset + a_bytes;
+}
+
 /* Checks the queue, wait list and buffers of a device-buffer call whose type, range and
    value size are already in r. */
 static clradix_status check_device_call(const clradix_sorter *sorter, cl_command_queue queue, cl_uint num_wait,
@@ -323,11 +334,17 @@ static clradix_status check_device_call(const clradix_sorter *sorter, cl_command
         status = check_buffer(sorter, r->keys, r->keys_size, !r->argsort, &key_span);
     if (status == CLRADIX_SUCCESS && r->values)
         status = check_buffer(sorter, r->values, r->values_size, 1, &value_span);
-    if (status == CLRADIX_SUCCESS && r->values && key_span.root == value_span.root && r->n > 0) {
-        /* Both spans lie within their root buffer, so these sums do not overflow. */
-        const size_t key_end = key_span.offset + r->keys_size, value_end = value_span.offset + r->values_size;
-        if (key_span.offset < value_end && value_span.offset < key_end)
-            status = CLRADIX_ERROR_INVALID_BUFFER;  /* keys and values overlap */
+    if (status == CLRADIX_SUCCESS && r->values && overlap(&key_span, r->keys_size, &value_span, r->values_size))
+        status = CLRADIX_ERROR_INVALID_BUFFER;  /* keys and values overlap */
+    if (status == CLRADIX_SUCCESS && r->offsets) {
+        /* The offsets are only read, but must not change while the kernels write. */
+        buffer_span offset_span = { 0 };
+        const size_t offsets_size = (r->num_segments + 1) * sizeof(cl_uint);
+        status = check_buffer(sorter, r->offsets, offsets_size, 0, &offset_span);
+        if (status == CLRADIX_SUCCESS
+            && ((!r->argsort && overlap(&key_span, r->keys_size, &offset_span, offsets_size))
+                || (r->values && overlap(&value_span, r->values_size, &offset_span, offsets_size))))
+            status = CLRADIX_ERROR_INVALID_BUFFER;
     }
     return status;
 }
@@ -337,13 +354,21 @@ static clradix_status check_device_call(const clradix_sorter *sorter, cl_command
  * ------------------------------------------------------------------------------ */
 
 /* The checks and the dispatch of every device-buffer call. */
+/* The segments of a device-buffer call: none for a flat sort (segments NULL). */
+typedef struct device_segments {
+    cl_mem offsets;
+    size_t count;
+} device_segments;
+
 static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
                                   cl_mem values, size_t value_size, int argsort, size_t n,
-                                  const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
-                                  cl_event *event)
+                                  const device_segments *segments, const clradix_options *options, cl_uint num_wait,
+                                  const cl_event *wait_list, cl_event *event)
 {
     if (!sorter || !queue || !keys || n > CLRADIX_MAX_N)
         return CLRADIX_ERROR_INVALID_ARGUMENT;  /* offsets in the kernels are 32-bit */
+    if (segments && ((!segments->offsets && segments->count > 0) || segments->count >= CLRADIX_MAX_N))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;  /* num_segments + 1 offsets must be countable in 32 bits */
     sort_request r = { 0 };
     clradix_status status = check_keys(sorter, type, n, options, &r);
     if (status != CLRADIX_SUCCESS)
@@ -352,6 +377,11 @@ static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue
     r.values = values;
     r.value_size = value_size;
     r.argsort = argsort;
+    if (segments) {
+        r.segmented = 1;
+        r.num_segments = segments->count;
+        r.offsets = segments->count ? segments->offsets : NULL;
+    }
     status = check_sizes(&r);
     if (status == CLRADIX_SUCCESS)
         status = check_device_call(sorter, queue, num_wait, wait_list, &r);
@@ -364,8 +394,8 @@ clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue,
                                  size_t n, const clradix_options *options, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event)
 {
-    return sort_device(sorter, queue, type, keys, NULL, 0, 0, n, options, num_events_in_wait_list, event_wait_list,
-                       event);
+    return sort_device(sorter, queue, type, keys, NULL, 0, 0, n, NULL, options, num_events_in_wait_list,
+                       event_wait_list, event);
 }
 
 clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
@@ -377,7 +407,7 @@ clradix_status clradix_sort_pairs(clradix_sorter *sorter, cl_command_queue queue
     clradix_status status = check_value_size(value_size);
     if (status != CLRADIX_SUCCESS)
         return status;
-    return sort_device(sorter, queue, type, keys, values, value_size, 0, n, options, num_events_in_wait_list,
+    return sort_device(sorter, queue, type, keys, values, value_size, 0, n, NULL, options, num_events_in_wait_list,
                        event_wait_list, event);
 }
 
@@ -387,8 +417,47 @@ clradix_status clradix_argsort(clradix_sorter *sorter, cl_command_queue queue, c
 {
     if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    return sort_device(sorter, queue, type, keys, indices, index_size, 1, n, options, num_events_in_wait_list,
+    return sort_device(sorter, queue, type, keys, indices, index_size, 1, n, NULL, options, num_events_in_wait_list,
                        event_wait_list, event);
+}
+
+clradix_status clradix_sort_segments_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                          cl_mem keys, size_t n, cl_mem offsets, size_t num_segments,
+                                          const clradix_options *options, cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event)
+{
+    const device_segments segments = { offsets, num_segments };
+    return sort_device(sorter, queue, type, keys, NULL, 0, 0, n, &segments, options, num_events_in_wait_list,
+                       event_wait_list, event);
+}
+
+clradix_status clradix_sort_segments_pairs(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                           cl_mem keys, cl_mem values, size_t value_size, size_t n, cl_mem offsets,
+                                           size_t num_segments, const clradix_options *options,
+                                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                           cl_event *event)
+{
+    if (!values)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = check_value_size(value_size);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    const device_segments segments = { offsets, num_segments };
+    return sort_device(sorter, queue, type, keys, values, value_size, 0, n, &segments, options,
+                       num_events_in_wait_list, event_wait_list, event);
+}
+
+clradix_status clradix_argsort_segments(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                        cl_mem keys, cl_mem indices, size_t index_size, size_t n, cl_mem offsets,
+                                        size_t num_segments, const clradix_options *options,
+                                        cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                        cl_event *event)
+{
+    if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    const device_segments segments = { offsets, num_segments };
+    return sort_device(sorter, queue, type, keys, indices, index_size, 1, n, &segments, options,
+                       num_events_in_wait_list, event_wait_list, event);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -469,10 +538,10 @@ int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
     if (r->n > max_keys_in_core() || r->keys_size > sorter->limits.max_alloc
         || r->values_size > sorter->limits.max_alloc)
         return 0;
-    radix_program *p;
-    if (program_get(sorter, r->key_bytes, r->value_size ? (unsigned)r->value_size : 0, &p) != CLRADIX_SUCCESS)
+    cl_ulong temporaries;
+    if (dispatch_temporary_bytes(sorter, r, &temporaries) != CLRADIX_SUCCESS)
         return 1;  /* the in-core path reports the failure */
-    return (cl_ulong)r->keys_size + r->values_size + dispatch_temporary_bytes(sorter, p, r) <= device_budget(sorter);
+    return (cl_ulong)r->keys_size + r->values_size + temporaries <= device_budget(sorter);
 }
 
 /* The checks of a host-array call on sorter, filling r. */

@@ -5,22 +5,20 @@
  * the plan of which passes move data (radix_plan, on the device), then per pass the count
  * table (radix_gather, and radix_histogram where the scatter before did not count),
  * its multi-level scan and the scatter, and a final copy back when the result ends in
- * the temporaries. Everything that depends on the data is decided by the kernels, so
+ * the temporaries; segmented sorts, and flat ones whose strategy partitions first, go to
+ * the engine (segments.c). Everything that depends on the data is decided by the kernels, so
  * this code never waits for the device. Every command waits on the previous one's
  * event, so in-order and out-of-order queues behave the same.
  */
 #include "internal.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 
 typedef struct sort_plan {
     size_t tile;                          /* keys per tile: WG * KPT */
     cl_uint groups;                       /* work-groups (= blocks) of histogram and scatter */
     cl_uint block_len;                    /* keys per block */
-    unsigned levels;                      /* scan levels */
-    cl_uint level_count[MAX_SCAN_LEVELS]; /* entries scanned at each level; level 0 is the table */
-    cl_uint level_groups[MAX_SCAN_LEVELS];
+    scan_plan scan;                       /* of the count table */
 } sort_plan;
 
 static void plan_sort(const radix_params *params, const device_limits *limits, size_t n, sort_plan *plan)
@@ -35,82 +33,7 @@ static void plan_sort(const radix_params *params, const device_limits *limits, s
     /* With several blocks, block_len * (groups - 1) < n keeps it within 32 bits. */
     plan->block_len = plan->groups == 1 ? (cl_uint)n : (cl_uint)(tiles_per_block * plan->tile);
 
-    const size_t scan_tile = 2 * (size_t)params->scan_wg;
-    size_t count = (size_t)plan->groups << params->radix_bits;
-    plan->levels = 0;
-    for (;;) {
-        plan->level_count[plan->levels] = (cl_uint)count;
-        plan->level_groups[plan->levels] = (cl_uint)((count + scan_tile - 1) / scan_tile);
-        count = plan->level_groups[plan->levels++];
-        if (count == 1 || plan->levels == MAX_SCAN_LEVELS)
-            break;
-    }
-}
-
-clradix_status status_from_cl(cl_int err)
-{
-    switch (err) {
-    case CL_SUCCESS: return CLRADIX_SUCCESS;
-    case CL_OUT_OF_RESOURCES:
-    case CL_OUT_OF_HOST_MEMORY:
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_INVALID_BUFFER_SIZE: return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    default: return CLRADIX_ERROR_OPENCL;
-    }
-}
-
-/* Sets kernel arguments first .. first + count - 1, given as (size_t size, const void *value) pairs. */
-static cl_int set_args_at(cl_kernel kernel, cl_uint first, cl_uint count, ...)
-{
-    va_list ap;
-    va_start(ap, count);
-    cl_int err = CL_SUCCESS;
-    for (cl_uint i = first; i < first + count && err == CL_SUCCESS; ++i) {
-        size_t size = va_arg(ap, size_t);
-        const void *value = va_arg(ap, const void *);
-        err = clSetKernelArg(kernel, i, size, value);
-    }
-    va_end(ap);
-    return err;
-}
-#define set_args(kernel, ...) set_args_at(kernel, 0, __VA_ARGS__)
-#define ARG(x) sizeof(x), (const void *)&(x)
-
-/* The commands of one sort, each waiting on the one before (the first on the caller's list). */
-typedef struct chain {
-    cl_command_queue queue;
-    cl_uint num_wait;
-    const cl_event *wait_list;
-    cl_event last;
-} chain;
-
-static cl_uint chain_wait_count(const chain *c) { return c->last ? 1 : c->num_wait; }
-static const cl_event *chain_wait_list(const chain *c) { return c->last ? &c->last : c->wait_list; }
-
-static cl_int chain_push(chain *c, cl_int err, cl_event event)
-{
-    if (err != CL_SUCCESS)
-        return err;
-    if (c->last)
-        clReleaseEvent(c->last);
-    c->last = event;
-    return CL_SUCCESS;
-}
-
-static cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg)
-{
-    const size_t global = groups * wg;
-    cl_event event = NULL;
-    cl_int err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &wg, chain_wait_count(c),
-                                        chain_wait_list(c), &event);
-    return chain_push(c, err, event);
-}
-
-static cl_int chain_marker(chain *c)
-{
-    cl_event event = NULL;
-    cl_int err = clEnqueueMarkerWithWaitList(c->queue, chain_wait_count(c), chain_wait_list(c), &event);
-    return chain_push(c, err, event);
+    plan_scan((size_t)plan->groups << params->radix_bits, params->scan_wg, &plan->scan);
 }
 
 /* The bytes of each temporary buffer that a multi-pass sort needs. */
@@ -132,9 +55,7 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
        the bit range (see PLAN_* in cl/common.cl). */
     const size_t most_passes = (8 * (size_t)r->key_bytes + params->radix_bits - 1) / params->radix_bits;
     bytes[SCRATCH_PLAN] = (1 + 2 * most_passes) * word;
-    bytes[SCRATCH_TOP] = word;
-    for (unsigned i = 0; i < plan->levels; ++i)
-        bytes[SCRATCH_LEVELS + i] = plan->level_count[i] * word;
+    scan_bytes(&plan->scan, bytes);
 }
 
 /* Digit passes of a sort of r with radix_bits-bit digits. */
@@ -156,60 +77,40 @@ static cl_ulong plan_temporaries(const clradix_sorter *sorter, const radix_progr
     return total;
 }
 
-cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
+/* The program that sorts r: NULL when nothing needs one; the engine for segmented sorts
+   and for flat ones past small_n whose strategy partitions first; else the LSD passes. */
+static clradix_status choose_program(clradix_sorter *sorter, const sort_request *r, unsigned passes,
+                                     radix_program **p)
 {
-    const unsigned passes = passes_of(r, p->params.radix_bits);
-    if (r->n <= p->params.small_n || passes == 0)
-        return 0;  /* one launch, or nothing to sort: no temporaries */
-    sort_plan plan;
-    size_t bytes[SCRATCH_SLOTS];
-    return plan_temporaries(sorter, p, r, passes, &plan, bytes);
-}
-
-/* Exclusive scan of s->buffer[SCRATCH_LEVELS] in place, level by level. */
-static cl_int enqueue_scan(chain *c, const radix_program *p, const sort_plan *plan, const scratch *s)
-{
-    cl_int err = CL_SUCCESS;
-    const cl_mem *level = s->buffer + SCRATCH_LEVELS;
-    for (unsigned i = 0; i < plan->levels && err == CL_SUCCESS; ++i) {
-        const cl_mem sums = i + 1 < plan->levels ? level[i + 1] : s->buffer[SCRATCH_TOP];
-        err = set_args(p->scan, 3, ARG(level[i]), ARG(plan->level_count[i]), ARG(sums));
-        if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->scan, plan->level_groups[i], p->params.scan_wg);
+    const unsigned value_bytes = r->values || r->value_size ? (unsigned)r->value_size : 0;
+    *p = NULL;
+    if (r->n == 0 || (passes == 0 && !r->argsort) || (r->segmented && r->num_segments == 0))
+        return CLRADIX_SUCCESS;
+    if (!r->segmented) {
+        clradix_status status = program_get(sorter, PROGRAM_LSD, r->key_bytes, value_bytes, p);
+        if (status != CLRADIX_SUCCESS || r->n <= (*p)->params.small_n || passes == 0
+            || sorter->params.strategy != STRATEGY_PARTITION)
+            return status;
     }
-    for (unsigned i = plan->levels - 1; i-- > 0 && err == CL_SUCCESS;) {
-        err = set_args(p->scan_add, 3, ARG(level[i]), ARG(plan->level_count[i]), ARG(level[i + 1]));
-        if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->scan_add, plan->level_groups[i], p->params.scan_wg);
+    return program_get(sorter, PROGRAM_SEGMENTS, r->key_bytes, value_bytes, p);
+}
+
+clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_request *r, cl_ulong *bytes)
+{
+    const unsigned passes = passes_of(r, sorter->params.radix_bits);
+    radix_program *p;
+    clradix_status status = choose_program(sorter, r, passes, &p);
+    *bytes = 0;
+    if (status != CLRADIX_SUCCESS || !p)
+        return status;
+    if (p->kind == PROGRAM_SEGMENTS) {
+        *bytes = segments_temporary_bytes(sorter, p, r);
+    } else if (r->n > p->params.small_n && passes > 0) {  /* else one launch, or nothing to sort */
+        sort_plan plan;
+        size_t needs[SCRATCH_SLOTS];
+        *bytes = plan_temporaries(sorter, p, r, passes, &plan, needs);
     }
-    return err;
-}
-
-/* Groups of wg work-items to cover count items, one each. */
-static size_t groups_for(size_t count, size_t wg)
-{
-    return (count + wg - 1) / wg;
-}
-
-/* The key transform and bit range, as kernel arguments. */
-typedef struct key_args {
-    cl_uint begin_bit, end_bit;
-    size_t size;                  /* 4 or 8: the key width */
-    const void *pos_xor, *neg_xor;
-    uint64_t pos64, neg64;
-    cl_uint pos32, neg32;
-} key_args;
-
-static void make_key_args(const sort_request *r, key_args *k)
-{
-    key_transform(r->type, r->descending, &k->pos64, &k->neg64);
-    k->pos32 = (cl_uint)k->pos64;
-    k->neg32 = (cl_uint)k->neg64;
-    k->size = r->key_bytes;
-    k->pos_xor = r->key_bytes == 8 ? (const void *)&k->pos64 : (const void *)&k->pos32;
-    k->neg_xor = r->key_bytes == 8 ? (const void *)&k->neg64 : (const void *)&k->neg32;
-    k->begin_bit = r->begin_bit;
-    k->end_bit = r->end_bit;
+    return CLRADIX_SUCCESS;
 }
 
 /* Sorts n <= small_n keys with one kernel; argsort fills the values with indices first. */
@@ -291,7 +192,7 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
                 err = chain_kernel(c, p->histogram, groups, p->params.wg);
         }
         if (err == CL_SUCCESS)
-            err = enqueue_scan(c, p, plan, s);
+            err = enqueue_scan(c, p, &plan->scan, s);
 
         /* The buffers a pass may use (values too when they move), then the rest. */
         const cl_uint buffer_args = r->values ? 6 : 3;
@@ -318,6 +219,8 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
 static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r,
                                    unsigned passes)
 {
+    if (p && p->kind == PROGRAM_SEGMENTS)
+        return enqueue_segments(sorter, c, p, r);
     key_args k;
     make_key_args(r, &k);
     if (p && r->n <= p->params.small_n)
@@ -333,7 +236,7 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     /* More than the device has (or the sorter's memory limit allows), before anything of the
        caller's; or a table too large to scan. */
-    if (total > device_budget(sorter) || plan.level_groups[plan.levels - 1] != 1)
+    if (total > device_budget(sorter) || !scan_fits(&plan.scan))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     scratch *s = scratch_acquire(sorter);
     cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
@@ -349,17 +252,15 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
     const unsigned passes = passes_of(r, sorter->params.radix_bits);  /* radix_bits: the same in every variant */
     if (r->keys_size > sorter->limits.max_alloc || r->values_size > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    radix_program *p = NULL;
-    if (passes > 0 || (r->argsort && r->n > 0)) {
-        clradix_status status = program_get(sorter, r->key_bytes, r->values ? (unsigned)r->value_size : 0, &p);
-        if (status != CLRADIX_SUCCESS)
-            return status;
-    }
+    radix_program *p;
+    clradix_status status = choose_program(sorter, r, passes, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
 
     /* Kernel arguments are shared state: one sort sets and enqueues them at a time. */
     chain c = { queue, num_wait, wait_list, NULL };
     pthread_mutex_lock(&sorter->lock);
-    clradix_status status = enqueue_sort(sorter, &c, p, r, passes);
+    status = enqueue_sort(sorter, &c, p, r, passes);
     if (status == CLRADIX_SUCCESS && !c.last && event)
         status = status_from_cl(chain_marker(&c));  /* nothing to do: an event that follows the wait list */
     pthread_mutex_unlock(&sorter->lock);

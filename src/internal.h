@@ -29,7 +29,17 @@ typedef struct radix_params {
     unsigned small_n;        /* SMALL_N (0: none) */
     unsigned groups_per_cu;  /* work-groups per compute unit (host side only) */
     unsigned scan_wg;        /* SCAN_WG */
+    unsigned strategy;       /* flat sorts past small_n: STRATEGY_LSD or STRATEGY_PARTITION (host side only) */
+    unsigned medium_n;       /* most keys of a segment one work-group sorts by passes of its own (host side only) */
+    unsigned local_n;        /* the engine's SMALL_N: most keys of a segment sorted in local memory (0: small_n) */
 } radix_params;
+
+/* How flat sorts of more than SMALL_N keys run: LSD passes over the whole array, or one
+   partition by the most significant digit that varies and then the buckets as segments
+   (segments.c). */
+enum { STRATEGY_LSD = 1, STRATEGY_PARTITION = 2 };
+/* Segments of up to this many keys are sorted one per work-item (TINY_N in cl/segments.cl). */
+enum { SEGMENT_TINY_N = 16 };
 
 /* What the sorter needs to know of its device. */
 typedef struct device_limits {
@@ -59,7 +69,9 @@ static inline int size_mul(size_t a, size_t b, size_t *product)
     return 1;
 }
 
-/* Program variants: key width x value size class. */
+/* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
+   value size class. */
+enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_KINDS };
 enum { KEY_CLASSES = 2, VALUE_CLASSES = 4 };
 enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, MAX_SCAN_LEVELS = 8 };
 
@@ -72,6 +84,12 @@ enum scratch_slot {
     SCRATCH_PARTIALS,    /* FUSED: each group's counts for the next pass */
     SCRATCH_PLAN,
     SCRATCH_TOP,         /* the last scan level's total */
+    SCRATCH_JOBS,        /* segments: the job lists */
+    SCRATCH_STATE,       /* segments: list counters */
+    SCRATCH_JOB_BLOCKS,  /* segments: each large job's blocks */
+    SCRATCH_BLOCKS,      /* segments: each block's job */
+    SCRATCH_CHOSEN,      /* segments: each large job's partition digit */
+    SCRATCH_BITS,        /* segments: each block's OR and AND of images */
     SCRATCH_LEVELS,      /* the count table (level 0), then the scan's tile sums */
     SCRATCH_SLOTS = SCRATCH_LEVELS + MAX_SCAN_LEVELS
 };
@@ -84,11 +102,16 @@ typedef struct scratch {
 enum program_state { PROGRAM_NONE, PROGRAM_READY, PROGRAM_FAILED, PROGRAM_BUILDING };
 typedef struct radix_program {
     enum program_state state; /* FAILED: a compile error, final; NONE again after other failures */
+    enum program_kind kind;
     radix_params params;     /* after clamping to this variant's local memory and kernels */
     cl_program program;
     cl_kernel histogram_all, histogram, plan, gather, scan, scan_add, scatter, copy_back;
     cl_kernel sort_small;    /* when params.small_n > 0 */
     cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
+    /* PROGRAM_SEGMENTS (cl/segments.cl); seg_local when small_n > 0, seg_argsort_prepare
+       for values of 4 and 8 bytes. */
+    cl_kernel seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
+    cl_kernel seg_tiny, seg_local, seg_medium, seg_copy;
 } radix_program;
 
 /* A compiler log, kept until the sorter is released (clradix_build_log hands it out). */
@@ -113,7 +136,7 @@ struct clradix_sorter {
     unsigned idle_count;
     scratch *scratch_pool[SCRATCH_POOL];  /* temporaries of earlier sorts, for reuse */
     unsigned scratch_count;
-    radix_program programs[KEY_CLASSES][VALUE_CLASSES];
+    radix_program programs[PROGRAM_KINDS][KEY_CLASSES][VALUE_CLASSES];
     build_log *logs;                  /* newest first */
     atomic_size_t memory_limit;       /* clradix_sorter_set_memory_limit (0: none) */
 };
@@ -154,10 +177,10 @@ void cache_key(cl_device_id device, const char *const *sources, int count, const
 unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
 void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);
 
-/* program.c: the variant for key_bytes and value_bytes, built on first use (once; threads
-   that need it meanwhile wait for that build, others go on). The caller must not hold the
-   sorter's lock. */
-clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
+/* program.c: the program of kind for key_bytes and value_bytes, built on first use (once;
+   threads that need it meanwhile wait for that build, others go on). The caller must not
+   hold the sorter's lock. */
+clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, unsigned key_bytes, unsigned value_bytes,
                            radix_program **program);
 void program_release(radix_program *program);
 void build_logs_free(clradix_sorter *sorter);
@@ -183,11 +206,15 @@ typedef struct sort_request {
     unsigned begin_bit, end_bit;
     int descending;
     int argsort;
+    int segmented;           /* a segmented sort: offsets and num_segments apply */
+    cl_mem offsets;          /* num_segments + 1 cl_uint */
+    size_t num_segments;
 } sort_request;
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
-/* The bytes of the temporaries dispatch_sort allocates for request with program p. */
-cl_ulong dispatch_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *request);
+/* The bytes of the temporaries dispatch_sort allocates for request (building the program
+   it needs, whose failure it returns). */
+clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_request *request, cl_ulong *bytes);
 
 /* api.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
    result into keys_out (unless NULL) and values_out. */
@@ -205,7 +232,50 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
 clradix_status host_queue_acquire(clradix_sorter *sorter, cl_command_queue *queue);
 void host_queue_return(clradix_sorter *sorter, cl_command_queue queue);
 
-/* Maps an OpenCL error from an allocation or enqueue to a status. */
+/* status.c: maps an OpenCL error from an allocation or enqueue to a status. */
 clradix_status status_from_cl(cl_int err);
+
+/* enqueue.c */
+/* Sets kernel arguments first .. first + count - 1, given as (size_t size, const void *value) pairs. */
+cl_int set_args_at(cl_kernel kernel, cl_uint first, cl_uint count, ...);
+#define set_args(kernel, ...) set_args_at(kernel, 0, __VA_ARGS__)
+#define ARG(x) sizeof(x), (const void *)&(x)
+/* The commands of one sort, each waiting on the one before (the first on the caller's list). */
+typedef struct chain {
+    cl_command_queue queue;
+    cl_uint num_wait;
+    const cl_event *wait_list;
+    cl_event last;
+} chain;
+cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg);
+cl_int chain_marker(chain *c);
+cl_int chain_zero(chain *c, cl_mem buffer, size_t bytes);  /* fills bytes (a multiple of 4) with zeros */
+size_t groups_for(size_t count, size_t wg);  /* groups of wg work-items for count items */
+/* The levels of an exclusive scan of count entries in s->buffer[SCRATCH_LEVELS], in tiles
+   of 2 * scan_wg, each level scanning the tile sums of the one before. */
+typedef struct scan_plan {
+    unsigned levels;
+    cl_uint level_count[MAX_SCAN_LEVELS];  /* entries scanned at each level; level 0 is the table */
+    cl_uint level_groups[MAX_SCAN_LEVELS];
+} scan_plan;
+void plan_scan(size_t count, unsigned scan_wg, scan_plan *plan);
+int scan_fits(const scan_plan *plan);  /* 0: a table too large to scan in MAX_SCAN_LEVELS */
+void scan_bytes(const scan_plan *plan, size_t bytes[SCRATCH_SLOTS]);  /* SCRATCH_TOP and the levels */
+cl_int enqueue_scan(chain *c, const radix_program *p, const scan_plan *plan, const scratch *s);
+/* The key transform and bit range, as kernel arguments. */
+typedef struct key_args {
+    cl_uint begin_bit, end_bit;
+    size_t size;                  /* 4 or 8: the key width */
+    const void *pos_xor, *neg_xor;
+    uint64_t pos64, neg64;
+    cl_uint pos32, neg32;
+} key_args;
+void make_key_args(const sort_request *r, key_args *k);
+
+/* segments.c: the segmented-sort engine (cl/segments.cl) for r with its program p: the
+   bytes of its temporaries, and its enqueue (caller holds the sorter's lock). A flat sort
+   through it is r with segmented 0: the one segment [0, n). */
+cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r);
+clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r);
 
 #endif

@@ -11,10 +11,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Program sources, concatenated in this order. */
-static const char *const source_files[] = { "common.cl", "histogram.cl", "plan.cl", "scan.cl",
-                                            "scatter.cl", "small.cl", "iota.cl" };
-enum { SOURCE_COUNT = sizeof source_files / sizeof source_files[0] };
+/* Each kind's sources, concatenated in this order. */
+enum { MAX_SOURCES = 8 };
+static const char *const source_files[PROGRAM_KINDS][MAX_SOURCES] = {
+    [PROGRAM_LSD] = { "common.cl", "histogram.cl", "plan.cl", "scan.cl", "scatter.cl", "small.cl", "iota.cl" },
+    [PROGRAM_SEGMENTS] = { "common.cl", "scan.cl", "segments.cl" },
+};
+
+static int source_count(enum program_kind kind)
+{
+    int count = 0;
+    while (count < MAX_SOURCES && source_files[kind][count])
+        ++count;
+    return count;
+}
+
+/* Every kernel of a program: its field, name, the kinds of program that have it (bits
+   1 << kind), whether it runs in groups of SCAN_WG (rather than WG), and whether the
+   variant has it. */
+typedef struct kernel_entry {
+    cl_kernel *kernel;
+    const char *name;
+    unsigned kinds;
+    int scan, wanted;
+} kernel_entry;
+
+#define LSD (1u << PROGRAM_LSD)
+#define SEGMENTS (1u << PROGRAM_SEGMENTS)
+
+enum { KERNEL_COUNT = 20 };
+
+static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
+{
+    const int small = p->params.small_n > 0, index_values = value_bytes == 4 || value_bytes == 8;
+    const kernel_entry entries[KERNEL_COUNT] = {
+        { &p->histogram_all, "radix_histogram_all", LSD, 0, 1 },
+        { &p->histogram, "radix_histogram", LSD, 0, 1 },
+        { &p->scatter, "radix_scatter", LSD, 0, 1 },
+        { &p->sort_small, "radix_sort_small", LSD, 0, small },
+        { &p->plan, "radix_plan", LSD, 1, 1 },
+        { &p->gather, "radix_gather", LSD, 1, 1 },
+        { &p->scan, "radix_scan", LSD | SEGMENTS, 1, 1 },
+        { &p->scan_add, "radix_scan_add", LSD | SEGMENTS, 1, 1 },
+        { &p->copy_back, "radix_copy_back", LSD, 1, 1 },
+        { &p->iota, "radix_iota", LSD, 1, index_values },
+        { &p->seg_classify, "seg_classify", SEGMENTS, 1, 1 },
+        { &p->seg_argsort_prepare, "seg_argsort_prepare", SEGMENTS, 1, index_values },
+        { &p->seg_blocks, "seg_blocks", SEGMENTS, 1, 1 },
+        { &p->seg_histogram, "seg_histogram", SEGMENTS, 0, 1 },
+        { &p->seg_decide, "seg_decide", SEGMENTS, 0, 1 },
+        { &p->seg_scatter, "seg_scatter", SEGMENTS, 0, 1 },
+        { &p->seg_tiny, "seg_tiny", SEGMENTS, 1, 1 },
+        { &p->seg_local, "seg_local", SEGMENTS, 0, small },
+        { &p->seg_medium, "seg_medium", SEGMENTS, 0, 1 },
+        { &p->seg_copy, "seg_copy", SEGMENTS, 1, 1 },
+    };
+    memcpy(table, entries, sizeof entries);
+}
 
 static _Thread_local char *thread_build_log;
 
@@ -90,32 +143,34 @@ static char *read_file(const char *dir, const char *name)
 }
 
 /* Fills texts with the sources (owned[i] set where texts[i] must be freed). */
-static clradix_status load_sources(clradix_sorter *sorter, const char *texts[SOURCE_COUNT], int owned[SOURCE_COUNT])
+static clradix_status load_sources(clradix_sorter *sorter, enum program_kind kind, const char *texts[MAX_SOURCES],
+                                   int owned[MAX_SOURCES])
 {
     const char *dir = getenv("CLRADIX_KERNEL_DIR");
-    for (int i = 0; i < SOURCE_COUNT; ++i) {
+    const char *const *files = source_files[kind];
+    for (int i = 0; i < MAX_SOURCES; ++i) {
         owned[i] = 0;
         texts[i] = NULL;
     }
-    for (int i = 0; i < SOURCE_COUNT; ++i) {
+    for (int i = 0; i < source_count(kind); ++i) {
         if (dir && *dir) {
-            texts[i] = read_file(dir, source_files[i]);
+            texts[i] = read_file(dir, files[i]);
             owned[i] = 1;
             if (!texts[i]) {
                 char *log = malloc(4200);
                 if (log)
-                    snprintf(log, 4200, "clradix: cannot read %s/%s (CLRADIX_KERNEL_DIR)", dir, source_files[i]);
+                    snprintf(log, 4200, "clradix: cannot read %s/%s (CLRADIX_KERNEL_DIR)", dir, files[i]);
                 add_log(sorter, log);
                 return CLRADIX_ERROR_BUILD_FAILED;
             }
         } else {
             for (const clradix_kernel_source *s = clradix_kernel_sources; s->name; ++s)
-                if (!strcmp(s->name, source_files[i]))
+                if (!strcmp(s->name, files[i]))
                     texts[i] = s->text;
             if (!texts[i]) {  /* a build of the library that forgot to embed it */
                 char *log = malloc(200);
                 if (log)
-                    snprintf(log, 200, "clradix: %s is not embedded in this library", source_files[i]);
+                    snprintf(log, 200, "clradix: %s is not embedded in this library", files[i]);
                 add_log(sorter, log);
                 return CLRADIX_ERROR_BUILD_FAILED;
             }
@@ -139,12 +194,12 @@ static char *get_build_log(cl_program program, cl_device_id device)
 
 void program_release(radix_program *p)
 {
-    cl_kernel *kernels[] = { &p->histogram_all, &p->histogram, &p->plan, &p->gather, &p->scan,
-                             &p->scan_add, &p->scatter, &p->copy_back, &p->sort_small, &p->iota };
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
-        if (*kernels[i]) {
-            clReleaseKernel(*kernels[i]);
-            *kernels[i] = NULL;
+    kernel_entry kernels[KERNEL_COUNT];
+    kernel_table(p, 0, kernels);
+    for (int i = 0; i < KERNEL_COUNT; ++i)
+        if (*kernels[i].kernel) {
+            clReleaseKernel(*kernels[i].kernel);
+            *kernels[i].kernel = NULL;
         }
     if (p->program) {
         clReleaseProgram(p->program);
@@ -169,24 +224,17 @@ static void store_binary(cl_program program, const uint64_t key[2])
 /* Creates the kernels of p and checks them against the device: where a kernel cannot run
    p's shape (its own work-group limit, or local memory), shrinks p->params and sets
    *retry. */
-static clradix_status create_kernels(const clradix_sorter *sorter, radix_program *p, unsigned value_bytes, int *retry)
+/* Creates the kernels of p and checks them against the device: where a kernel cannot run
+   p's shape (its own work-group limit, or local memory), shrinks p->params and sets
+   *retry. */
+static clradix_status create_kernels(const clradix_sorter *sorter, radix_program *p, enum program_kind kind,
+                                     unsigned value_bytes, int *retry)
 {
     const radix_params *q = &p->params;
-    /* scan: 1 when the kernel runs in groups of SCAN_WG rather than WG. */
-    struct { cl_kernel *kernel; const char *name; int scan, wanted; } kernels[] = {
-        { &p->histogram_all, "radix_histogram_all", 0, 1 },
-        { &p->histogram, "radix_histogram", 0, 1 },
-        { &p->scatter, "radix_scatter", 0, 1 },
-        { &p->sort_small, "radix_sort_small", 0, q->small_n > 0 },
-        { &p->plan, "radix_plan", 1, 1 },
-        { &p->gather, "radix_gather", 1, 1 },
-        { &p->scan, "radix_scan", 1, 1 },
-        { &p->scan_add, "radix_scan_add", 1, 1 },
-        { &p->copy_back, "radix_copy_back", 1, 1 },
-        { &p->iota, "radix_iota", 1, value_bytes == 4 || value_bytes == 8 },
-    };
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
-        if (!kernels[i].wanted)
+    kernel_entry kernels[KERNEL_COUNT];
+    kernel_table(p, value_bytes, kernels);
+    for (int i = 0; i < KERNEL_COUNT; ++i) {
+        if (!kernels[i].wanted || !(kernels[i].kinds & (1u << kind)))
             continue;
         cl_int err;
         *kernels[i].kernel = clCreateKernel(p->program, kernels[i].name, &err);
@@ -229,30 +277,33 @@ static cl_program load_cached(clradix_sorter *sorter, const uint64_t key[2], con
 
 /* Builds p with p->params, from the disk cache when it has the program, else from the
    sources. Where a kernel cannot run that shape, shrinks p->params and sets *retry. */
-static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const char *const texts[SOURCE_COUNT],
-                                 unsigned key_bytes, unsigned value_bytes, int *retry)
+static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum program_kind kind,
+                                 const char *const texts[MAX_SOURCES], unsigned key_bytes, unsigned value_bytes,
+                                 int *retry)
 {
     const radix_params *q = &p->params;
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
-             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u%s",
+             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u -D TINY_N=%u%s",
              key_bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
-             q->max_groups, q->small_n, q->scan_wg, sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "");
+             q->max_groups, q->small_n, q->scan_wg, (unsigned)SEGMENT_TINY_N,
+             sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "");
     *retry = 0;
 
+    const int count = source_count(kind);
     uint64_t key[2];
-    cache_key(sorter->device, texts, SOURCE_COUNT, options, key);
+    cache_key(sorter->device, texts, count, options, key);
     p->program = load_cached(sorter, key, options);
     if (p->program) {
-        clradix_status status = create_kernels(sorter, p, value_bytes, retry);
+        clradix_status status = create_kernels(sorter, p, kind, value_bytes, retry);
         if (status == CLRADIX_SUCCESS || *retry)
             return status;
         program_release(p);  /* the cache must never make a build fail: compile instead */
     }
 
     cl_int err;
-    p->program = clCreateProgramWithSource(sorter->context, SOURCE_COUNT, (const char **)texts, NULL, &err);
+    p->program = clCreateProgramWithSource(sorter->context, (cl_uint)count, (const char **)texts, NULL, &err);
     if (err != CL_SUCCESS)
         return status_from_cl(err);
     err = clBuildProgram(p->program, 1, &sorter->device, options, NULL, NULL);
@@ -262,29 +313,32 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, const
                                                                                   : status_from_cl(err);
     }
     store_binary(p->program, key);
-    return create_kernels(sorter, p, value_bytes, retry);
+    return create_kernels(sorter, p, kind, value_bytes, retry);
 }
 
 /* Builds the variant into p, shrinking its shape until the device can run it. */
-static clradix_status build(clradix_sorter *sorter, radix_program *p, unsigned key_bytes, unsigned value_bytes)
+static clradix_status build(clradix_sorter *sorter, radix_program *p, enum program_kind kind, unsigned key_bytes,
+                            unsigned value_bytes)
 {
-    const char *texts[SOURCE_COUNT];
-    int owned[SOURCE_COUNT];
-    clradix_status status = load_sources(sorter, texts, owned);
+    const char *texts[MAX_SOURCES];
+    int owned[MAX_SOURCES];
+    clradix_status status = load_sources(sorter, kind, texts, owned);
     p->params = sorter->params;
+    if (kind == PROGRAM_SEGMENTS && p->params.local_n)
+        p->params.small_n = p->params.local_n;  /* the engine's local class */
     for (int attempt = 0; status == CLRADIX_SUCCESS; ++attempt) {
         if (!tuning_fit(&p->params, sorter->limits.local_mem, key_bytes, value_bytes)) {
             status = CLRADIX_ERROR_UNSUPPORTED;
             break;
         }
         int retry = 0;
-        status = build_once(sorter, p, texts, key_bytes, value_bytes, &retry);
+        status = build_once(sorter, p, kind, texts, key_bytes, value_bytes, &retry);
         if (!retry || attempt == 32)
             break;
         program_release(p);
         status = CLRADIX_SUCCESS;
     }
-    for (int i = 0; i < SOURCE_COUNT; ++i)
+    for (int i = 0; i < MAX_SOURCES; ++i)
         if (owned[i])
             free((char *)texts[i]);
     if (status != CLRADIX_SUCCESS)
@@ -292,11 +346,12 @@ static clradix_status build(clradix_sorter *sorter, radix_program *p, unsigned k
     return status;
 }
 
-clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes, radix_program **out)
+clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, unsigned key_bytes, unsigned value_bytes,
+                           radix_program **out)
 {
     const unsigned key_class = key_bytes == 8;
     const unsigned value_class = value_bytes == 0 ? 0 : value_bytes == 4 ? 1 : value_bytes == 8 ? 2 : 3;
-    radix_program *p = &sorter->programs[key_class][value_class];
+    radix_program *p = &sorter->programs[kind][key_class][value_class];
 
     pthread_mutex_lock(&sorter->lock);
     while (p->state == PROGRAM_BUILDING)  /* another thread builds it */
@@ -314,8 +369,9 @@ clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned 
 
     /* Built outside the lock, into a copy that no other thread sees until it is ready. */
     radix_program built = { 0 };
-    const clradix_status status = build(sorter, &built, key_bytes, value_bytes);
+    const clradix_status status = build(sorter, &built, kind, key_bytes, value_bytes);
     pthread_mutex_lock(&sorter->lock);
+    built.kind = kind;
     if (status == CLRADIX_SUCCESS)
         *p = built;
     p->state = status == CLRADIX_SUCCESS ? PROGRAM_READY
@@ -331,21 +387,24 @@ clradix_status program_get(clradix_sorter *sorter, unsigned key_bytes, unsigned 
 clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
                                        clradix_tuning *shape, cl_ulong *local_bytes)
 {
-    radix_program *p;
-    clradix_status status = program_get(sorter, key_bytes, value_bytes, &p);
-    if (status != CLRADIX_SUCCESS)
-        return status;
-    tuning_report(&p->params, shape);
-    const cl_kernel kernels[] = { p->histogram_all, p->histogram, p->plan, p->gather, p->scan,
-                                  p->scan_add, p->scatter, p->copy_back, p->sort_small, p->iota };
     *local_bytes = 0;
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) {
-        cl_ulong local = 0;
-        if (kernels[i]
-            && clGetKernelWorkGroupInfo(kernels[i], sorter->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local,
-                                        NULL) != CL_SUCCESS)
-            return CLRADIX_ERROR_OPENCL;
-        *local_bytes = local > *local_bytes ? local : *local_bytes;
+    for (int kind = 0; kind < PROGRAM_KINDS; ++kind) {
+        radix_program *p;
+        clradix_status status = program_get(sorter, (enum program_kind)kind, key_bytes, value_bytes, &p);
+        if (status != CLRADIX_SUCCESS)
+            return status;
+        if (kind == PROGRAM_LSD)
+            tuning_report(&p->params, shape);
+        kernel_entry kernels[KERNEL_COUNT];
+        kernel_table(p, value_bytes, kernels);
+        for (int i = 0; i < KERNEL_COUNT; ++i) {
+            cl_ulong local = 0;
+            if (*kernels[i].kernel
+                && clGetKernelWorkGroupInfo(*kernels[i].kernel, sorter->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local,
+                                            &local, NULL) != CL_SUCCESS)
+                return CLRADIX_ERROR_OPENCL;
+            *local_bytes = local > *local_bytes ? local : *local_bytes;
+        }
     }
     return CLRADIX_SUCCESS;
 }

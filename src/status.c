@@ -1,5 +1,5 @@
-/* Status messages and the version. */
-#include "clradix.h"
+/* Status messages, the version, and statuses from OpenCL errors. */
+#include "internal.h"
 
 unsigned clradix_version(void)
 {
@@ -20,4 +20,16 @@ const char *clradix_status_string(clradix_status status)
     case CLRADIX_ERROR_MPI: return "MPI call failed";
     }
     return "unknown clradix status";
+}
+
+clradix_status status_from_cl(cl_int err)
+{
+    switch (err) {
+    case CL_SUCCESS: return CLRADIX_SUCCESS;
+    case CL_OUT_OF_RESOURCES:
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_INVALID_BUFFER_SIZE: return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    default: return CLRADIX_ERROR_OPENCL;
+    }
 }

@@ -11,65 +11,85 @@
 
 enum { FUSED_GROUPS_MAX = 64 };  /* FUSED keeps RADIX counters per group in local memory */
 
+/* A row's parameters: those of clradix_tuning, and those only CLRADIX_TUNING reaches
+   (clradix_tuning keeps its 1.0 fields; see clradix.h). */
+typedef struct row_params {
+    clradix_tuning t;         /* every field set; fused and small_n as in clradix_tuning */
+    unsigned strategy;        /* STRATEGY: flat sorts past SMALL_N by STRATEGY_LSD (1) or STRATEGY_PARTITION (2) */
+    unsigned medium_n;        /* MEDIUM_N: most keys of a segment that one work-group sorts by passes of its own */
+    unsigned local_n;         /* LOCAL_N: most keys of a segment sorted in local memory, a power of two (0: SMALL_N) */
+} row_params;
+
 typedef struct tuning_row {
     const char *vendor;       /* substring of CL_DEVICE_VENDOR, NULL: any */
     cl_device_type type;      /* CL_DEVICE_TYPE_ALL: any */
     const char *name;         /* substring of CL_DEVICE_NAME, NULL: any */
-    clradix_tuning params;    /* every field set; fused and small_n as in clradix_tuning */
+    row_params params;
     const char *devices;      /* the match, in words */
 } tuning_row;
 
 /* Fields: radix_bits, work_group_size, keys_per_item, rank_bits, groups_per_unit,
-   hist_copies, fused (1 no, 2 yes), small_n (1: none). */
+   hist_copies, fused (1 no, 2 yes), small_n (1: none); strategy, medium_n, local_n. */
 static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
-       that fit the caches; POCL runs a work-group on one thread. Measured on POCL 3.1. */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, { 8, 1, 65536, 8, 1, 1, 2, 65536 }, "CPUs" },
+       that fit the caches; POCL runs a work-group on one thread. Flat sorts partition
+       first, then sort each bucket inside a core's cache: segments of up to 2^17 keys (two
+       copies of 32-bit keys in 1 MiB) in local memory, which is cached memory there, and
+       up to 2^18 by passes of their own. Measured on POCL 3.1. */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 262144, 131072 },
+      "CPUs" },
     /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
        4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
        exactly this shape in 48 KiB of local memory (NVIDIA's limit per group; AMD and
        Intel have 64). Other variants use smaller tiles where they must: README.md lists
-       them. Not yet measured on a GPU. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "NVIDIA GPUs" },
-    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "AMD GPUs" },
-    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { 8, 256, 8, 4, 8, 4, 1, 2048 }, "Intel GPUs" },
+       them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's. Not
+       yet measured on a GPU. */
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0 }, "NVIDIA GPUs" },
+    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0 },
+      "AMD GPUs" },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0 }, "Intel GPUs" },
     /* Other GPUs: 32-bit keys as given in 32 KiB. */
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, { 8, 128, 8, 4, 8, 2, 1, 1024 }, "other GPUs" },
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, { { 8, 128, 8, 4, 8, 2, 1, 1024 }, STRATEGY_LSD, 8192, 0 }, "other GPUs" },
     /* Anything else: small, conservative shape. */
-    { NULL, CL_DEVICE_TYPE_ALL, NULL, { 4, 64, 4, 4, 4, 2, 1, 256 }, "any other device" },
+    { NULL, CL_DEVICE_TYPE_ALL, NULL, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0 }, "any other device" },
 };
 
-/* The fields of clradix_tuning in version 1.0, by their CLRADIX_TUNING names. The calls
-   read and write these and no others, so that a caller's struct from an older header is
-   never read or written past its end (see clradix.h). */
+/* A row's fields by their CLRADIX_TUNING names: first those of clradix_tuning in version
+   1.0, which the calls read and write and no others, so that a caller's struct from an
+   older header is never read or written past its end (see clradix.h); then the fields
+   only CLRADIX_TUNING sets. */
 static const struct { const char *name; size_t offset; } tuning_fields[] = {
-    { "RADIX_BITS", offsetof(clradix_tuning, radix_bits) },
-    { "WG", offsetof(clradix_tuning, work_group_size) },
-    { "KPT", offsetof(clradix_tuning, keys_per_item) },
-    { "RANK_BITS", offsetof(clradix_tuning, rank_bits) },
-    { "GROUPS_PER_CU", offsetof(clradix_tuning, groups_per_unit) },
-    { "HIST_COPIES", offsetof(clradix_tuning, hist_copies) },
-    { "FUSED", offsetof(clradix_tuning, fused) },
-    { "SMALL_N", offsetof(clradix_tuning, small_n) },
+    { "RADIX_BITS", offsetof(row_params, t.radix_bits) },
+    { "WG", offsetof(row_params, t.work_group_size) },
+    { "KPT", offsetof(row_params, t.keys_per_item) },
+    { "RANK_BITS", offsetof(row_params, t.rank_bits) },
+    { "GROUPS_PER_CU", offsetof(row_params, t.groups_per_unit) },
+    { "HIST_COPIES", offsetof(row_params, t.hist_copies) },
+    { "FUSED", offsetof(row_params, t.fused) },
+    { "SMALL_N", offsetof(row_params, t.small_n) },
+    { "STRATEGY", offsetof(row_params, strategy) },
+    { "MEDIUM_N", offsetof(row_params, medium_n) },
+    { "LOCAL_N", offsetof(row_params, local_n) },
 };
-enum { TUNING_FIELDS = sizeof tuning_fields / sizeof tuning_fields[0] };
+enum { TUNING_FIELDS = sizeof tuning_fields / sizeof tuning_fields[0], PUBLIC_FIELDS = 8 };
 
-static unsigned *tuning_field(clradix_tuning *tuning, size_t f)
+static unsigned *tuning_field(row_params *row, size_t f)
 {
-    return (unsigned *)((char *)tuning + tuning_fields[f].offset);
+    return (unsigned *)((char *)row + tuning_fields[f].offset);
 }
 
-static unsigned tuning_value(const clradix_tuning *tuning, size_t f)
+static unsigned tuning_value(const row_params *row, size_t f)
 {
-    return *(const unsigned *)((const char *)tuning + tuning_fields[f].offset);
+    return *(const unsigned *)((const char *)row + tuning_fields[f].offset);
 }
 
 clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tuning, const char **devices)
 {
     if (!tuning || index >= sizeof tuning_table / sizeof tuning_table[0])
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    for (size_t f = 0; f < TUNING_FIELDS; ++f)
-        *tuning_field(tuning, f) = tuning_value(&tuning_table[index].params, f);
+    row_params row = tuning_table[index].params;
+    for (size_t f = 0; f < PUBLIC_FIELDS; ++f)  /* the caller's struct has these alone */
+        *tuning_field((row_params *)tuning, f) = tuning_value(&row, f);
     if (devices)
         *devices = tuning_table[index].devices;
     return CLRADIX_SUCCESS;
@@ -87,26 +107,33 @@ static int is_power_of_two(unsigned v)
     return v && !(v & (v - 1));
 }
 
-/* Checks the overrides in tuning and copies the non-zero ones into row. */
-static clradix_status apply_overrides(const clradix_tuning *tuning, clradix_tuning *row)
+/* Checks the overrides (fields 0 .. fields - 1 of over: PUBLIC_FIELDS for a caller's
+   clradix_tuning, all for CLRADIX_TUNING) and copies the non-zero ones into row. */
+static clradix_status apply_overrides(const row_params *over, size_t fields, row_params *row)
 {
-    if (tuning->radix_bits > 8 || tuning->keys_per_item > 65536 || tuning->groups_per_unit > 1024
-        || tuning->fused > 2 || tuning->small_n > 65536 || (tuning->small_n > 1 && !is_power_of_two(tuning->small_n))
-        || (tuning->work_group_size && (!is_power_of_two(tuning->work_group_size) || tuning->work_group_size > 65536))
-        || (tuning->hist_copies && !is_power_of_two(tuning->hist_copies)))
+    const clradix_tuning *t = &over->t;
+    if (t->radix_bits > 8 || t->keys_per_item > 65536 || t->groups_per_unit > 1024 || t->fused > 2
+        || t->small_n > 65536 || (t->small_n > 1 && !is_power_of_two(t->small_n))
+        || (t->work_group_size && (!is_power_of_two(t->work_group_size) || t->work_group_size > 65536))
+        || (t->hist_copies && !is_power_of_two(t->hist_copies)))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    for (size_t f = 0; f < TUNING_FIELDS; ++f)
-        if (tuning_value(tuning, f))
-            *tuning_field(row, f) = tuning_value(tuning, f);
-    if (tuning->rank_bits && tuning->rank_bits > row->radix_bits)
+    if (fields > PUBLIC_FIELDS && (over->strategy > STRATEGY_PARTITION || over->medium_n > (1u << 24)
+                                   || over->local_n > (1u << 20) || (over->local_n && !is_power_of_two(over->local_n))))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    if (row->rank_bits > row->radix_bits)
-        row->rank_bits = row->radix_bits;
+    for (size_t f = 0; f < fields; ++f)
+        if (tuning_value(over, f))
+            *tuning_field(row, f) = tuning_value(over, f);
+    if (t->small_n && !(fields > PUBLIC_FIELDS && over->local_n))
+        row->local_n = 0;  /* a SMALL_N of one's own is the engine's too, unless LOCAL_N is given */
+    if (t->rank_bits && t->rank_bits > row->t.radix_bits)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (row->t.rank_bits > row->t.radix_bits)
+        row->t.rank_bits = row->t.radix_bits;
     return CLRADIX_SUCCESS;
 }
 
-/* Parses "NAME=VALUE,NAME=VALUE" (names as the kernels' build options) into tuning. */
-static clradix_status parse_tuning(const char *text, clradix_tuning *tuning)
+/* Parses "NAME=VALUE,NAME=VALUE" (names as the kernels' build options) into row. */
+static clradix_status parse_tuning(const char *text, row_params *row)
 {
     while (*text) {
         const char *eq = strchr(text, '=');
@@ -115,7 +142,7 @@ static clradix_status parse_tuning(const char *text, clradix_tuning *tuning)
         size_t name_len = (size_t)(eq - text);
         char *end;
         unsigned long value = strtoul(eq + 1, &end, 10);
-        if (end == eq + 1 || (*end && *end != ',') || value == 0 || value > 65536)
+        if (end == eq + 1 || (*end && *end != ',') || value == 0 || value > (1ul << 24))
             return CLRADIX_ERROR_INVALID_ARGUMENT;
         size_t f = 0;
         while (f < TUNING_FIELDS
@@ -123,7 +150,7 @@ static clradix_status parse_tuning(const char *text, clradix_tuning *tuning)
             ++f;
         if (f == TUNING_FIELDS)
             return CLRADIX_ERROR_INVALID_ARGUMENT;
-        *tuning_field(tuning, f) = (unsigned)value;
+        *tuning_field(row, f) = (unsigned)value;
         text = *end ? end + 1 : end;
     }
     return CLRADIX_SUCCESS;
@@ -139,8 +166,9 @@ static unsigned round_down_pow2(size_t v)
 
 /* The kernel parameters of the chosen row on a device with these limits, before fitting
    each variant to local memory. */
-static void params_from(const clradix_tuning *chosen, const device_limits *limits, radix_params *params)
+static void params_from(const row_params *row, const device_limits *limits, radix_params *params)
 {
+    const clradix_tuning *chosen = &row->t;
     const unsigned max_wg = round_down_pow2(limits->max_wg);
     params->radix_bits = chosen->radix_bits;
     params->rank_bits = chosen->rank_bits;
@@ -152,6 +180,9 @@ static void params_from(const clradix_tuning *chosen, const device_limits *limit
     params->fused = chosen->fused == 2 && params->max_groups <= FUSED_GROUPS_MAX;
     params->small_n = chosen->small_n > 1 ? chosen->small_n : 0;
     params->scan_wg = 256 < max_wg ? 256 : max_wg;
+    params->strategy = row->strategy;
+    params->medium_n = row->medium_n;
+    params->local_n = row->local_n;
 }
 
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
@@ -164,19 +195,20 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
     size_t row = 0;
     while (!matches(&tuning_table[row], limits->type, vendor, name))
         ++row;  /* the last row matches everything */
-    clradix_tuning chosen = tuning_table[row].params;
+    row_params chosen = tuning_table[row].params;
 
     const char *env = getenv("CLRADIX_TUNING");
     if (env && *env) {
-        clradix_tuning from_env = { 0 };
+        row_params from_env = { { 0 }, 0, 0, 0 };
         clradix_status status = parse_tuning(env, &from_env);
         if (status == CLRADIX_SUCCESS)
-            status = apply_overrides(&from_env, &chosen);
+            status = apply_overrides(&from_env, TUNING_FIELDS, &chosen);
         if (status != CLRADIX_SUCCESS)
             return status;
     }
     if (tuning) {
-        clradix_status status = apply_overrides(tuning, &chosen);
+        row_params from_caller = { *tuning, 0, 0, 0 };
+        clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
         if (status != CLRADIX_SUCCESS)
             return status;
     }
@@ -229,9 +261,11 @@ static local_needs local_needs_of(const radix_params *params, unsigned key_bytes
     const size_t counters = padded(rank_radix * wg, wg);
     local_needs needs;
     needs.histogram = word * params->hist_copies * (passes * radix + 1);  /* radix_histogram_all */
+    /* radix_scatter, and seg_scatter and seg_medium with two words more (next, trivial) */
     needs.scatter = 2 * padded((size_t)wg * params->kpt, wg) * item
-        + word * (counters + radix + padded(radix, wg) + 1 + (params->fused ? radix * params->max_groups : 0));
-    needs.small = params->small_n ? 2 * padded(params->small_n, wg) * item + word * (counters + 1) : 0;
+        + word * (counters + radix + padded(radix, wg) + 3 + (params->fused ? radix * params->max_groups : 0));
+    /* radix_sort_small, and seg_local with a word more (next) */
+    needs.small = params->small_n ? 2 * padded(params->small_n, wg) * item + word * (counters + 2) : 0;
     needs.scan = word * padded(2 * (size_t)params->scan_wg, wg);
     return needs;
 }
@@ -267,8 +301,8 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
                                    size_t *local_bytes)
 {
-    clradix_tuning chosen = tuning_table[0].params;
-    clradix_status status = apply_overrides(row, &chosen);
+    row_params chosen = tuning_table[0].params, from_caller = { *row, 0, 0, 0 };
+    clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
     if (status != CLRADIX_SUCCESS)
         return status;
     device_limits limits = { 0 };

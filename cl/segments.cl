@@ -1,0 +1,538 @@
+/*
+ * The segmented-sort engine: many independent sorts (segments) in a number of launches
+ * that does not depend on how many there are or how large each is. Every segment becomes
+ * a job [begin, end) with the bits [begin_bit, job end bit) still to sort, whose keys
+ * lie in the primary buffers (the caller's) or the secondary ones (temporaries). Jobs
+ * are binned by size on the device into lists, one per class:
+ *   tiny    up to TINY_N keys: one work-item each, ranked by counting in private memory;
+ *   local   up to SMALL_N keys: one work-group each, sorted in local memory;
+ *   medium  up to medium_n keys (a kernel argument, about a core's cache): one work-group
+ *           each, digit passes between the job's ranges of the two buffers;
+ *   large   the rest: all large jobs of a level are partitioned together, every job cut
+ *           into blocks that work-groups count and scatter in parallel (as a global pass),
+ *           by its most significant digit that varies; each bucket is a job of the next
+ *           level with fewer bits left, binned again. A level per digit at most;
+ *   copy    jobs with nothing left to sort whose keys lie in the secondary buffers.
+ * Lists are filled with atomic counters, so a list's order varies from run to run, but
+ * jobs never overlap and each is sorted stably, so the result does not. The host sizes
+ * every list and table for the worst case and never reads them.
+ *
+ * Jobs are uint4: x begin, y end, z the end of the bits left to sort, w 1 when the keys
+ * lie in the secondary buffers.
+ */
+#if !defined(TINY_N) || TINY_N < 2
+#error "TINY_N must be at least 2"
+#endif
+
+typedef uint4 seg_job;
+
+/* The lists in the jobs buffer: four of capacity cap, then the large jobs of even and odd
+   levels, of capacity cap_large each. */
+#define LIST_TINY 0
+#define LIST_LOCAL 1
+#define LIST_MEDIUM 2
+#define LIST_COPY 3
+#define LIST_LARGE 4
+
+/* Words of the state buffer, zero when the engine starts: how many jobs each list holds
+   (large: per level), the next job a work-group of a class takes, and the blocks of each
+   level. */
+#define STATE_COUNT(list) (list)
+#define STATE_NEXT(list) (8 + (list))
+#define STATE_LARGE_COUNT(level) (16 + (level))
+#define STATE_BLOCKS(level) (16 + PASSES + (level))
+#define NO_DIGIT 0xFFFFFFFFu
+
+/* The arguments that locate the lists, in every kernel that reads or writes them. */
+#define LIST_ARGS __global seg_job *jobs, __global uint *state, uint cap, uint cap_large
+#define LIST_PASS jobs, state, cap, cap_large
+
+__global seg_job *large_list(LIST_ARGS, uint level)
+{
+    return jobs + LIST_LARGE * cap + (level & 1) * cap_large;
+}
+
+/* Puts the job [begin, end) with bits [begin_bit, end_bit) left, whose keys lie in
+   buffer `where`, on the list of its class; a large one on the list of `level`. Jobs past
+   a list's capacity are dropped: only offsets that overlap (decreasing ones) make more
+   jobs than the host planned for, and their result is unspecified. */
+void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint end_bit, uint where, uint medium_n)
+{
+    const uint len = end - begin, done = len < 2 || end_bit <= begin_bit;
+    if (len == 0 || (done && !where))
+        return;  /* nothing to sort, and already where it belongs */
+    uint list = done ? LIST_COPY : len <= TINY_N ? LIST_TINY : len <= SMALL_N ? LIST_LOCAL
+              : len <= medium_n || level >= PASSES ? LIST_MEDIUM : LIST_LARGE;
+    const uint slot = atomic_inc(&state[list == LIST_LARGE ? STATE_LARGE_COUNT(level) : STATE_COUNT(list)]);
+    if (list == LIST_LARGE && slot < cap_large)
+        large_list(LIST_PASS, level)[slot] = (seg_job)(begin, end, end_bit, where);
+    else if (list != LIST_LARGE && slot < cap)
+        jobs[list * cap + slot] = (seg_job)(begin, end, end_bit, where);
+}
+
+/* How many jobs a list holds. */
+uint list_count(__global const uint *state, uint word, uint capacity)
+{
+    return min(state[word], capacity);
+}
+
+/* The digits of bits [begin_bit, end_bit). */
+uint digits_below(uint begin_bit, uint end_bit)
+{
+    return (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+}
+
+/*
+ * The next job of a list for this work-group, taken from a shared counter so that groups
+ * stay busy whatever the jobs' sizes; the same in every work-item; count or more when
+ * none is left. `next` is local scratch. Starts with a barrier, so the local memory of
+ * the previous job may be reused after it.
+ */
+uint take_job(__global uint *state, uint list, __local uint *next)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);  /* everyone is done with the previous job and has read next */
+    if (get_local_id(0) == 0)
+        *next = atomic_inc(&state[STATE_NEXT(list)]);
+    barrier(CLK_LOCAL_MEM_FENCE);  /* next is written */
+    return *next;
+}
+
+/*
+ * Writes a tile sorted by digit (rank_tile) to dst run by run: each key to
+ * digit_next[digit] + its place in its digit's run, then advances digit_next past the
+ * tile. Ends with a barrier.
+ */
+void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_value *sorted_values,) uint valid,
+                digit_spec spec, __local const uint *run_begin, __local uint *digit_next, __global radix_key *dst
+                IF_VALUES(, __global radix_value *dst_values))
+{
+    const uint lid = get_local_id(0);
+#if WG == 1
+    for (uint d = 0; d < RADIX; ++d) {  /* one work-item: each digit's run as a block */
+        const uint begin = run_begin[PAD(d)], length = (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - begin;
+        const uint out = digit_next[d];
+        for (uint t = 0; t < length; ++t) {
+            dst[out + t] = sorted[begin + t];
+            IF_VALUES(dst_values[out + t] = sorted_values[begin + t];)
+        }
+        digit_next[d] = out + length;
+    }
+#else
+    for (uint t = lid; t < valid; t += WG) {
+        const radix_key key = sorted[PAD(t)];
+        const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[PAD(d)]);
+        dst[slot] = key;
+        IF_VALUES(dst_values[slot] = sorted_values[PAD(t)];)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read digit_next and run_begin */
+    for (uint d = lid; d < RADIX; d += WG)
+        digit_next[d] += (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - run_begin[PAD(d)];
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);  /* digit_next is advanced */
+}
+
+/* The buffers of a kernel that moves keys between the primary and secondary buffers. */
+#define BUFFER_ARGS __global radix_key *primary, __global radix_key *secondary \
+    IF_VALUES(, __global radix_value *primary_values, __global radix_value *secondary_values)
+#define KEYS_IN(where) ((where) ? secondary : primary)
+#define VALUES_IN(where) ((where) ? secondary_values : primary_values)
+
+/*
+ * Level 0: segment i of offsets (num_segments + 1 values), or with offsets NULL the one
+ * segment [0, n), as a job on the list of its class. Offsets are clamped to [0, n) and
+ * a segment that would end before it begins is empty.
+ */
+__kernel void seg_classify(__global const uint *offsets, uint num_segments, uint n, uint begin_bit, uint end_bit,
+                           uint medium_n, LIST_ARGS)
+{
+    const uint i = get_global_id(0);
+    if (i >= num_segments)
+        return;
+    uint begin = 0, end = n;
+    if (offsets) {
+        begin = min(offsets[i], n);
+        end = min(max(offsets[i + 1], begin), n);
+    }
+    emit_job(LIST_PASS, 0, begin, end, begin_bit, end_bit, 0, medium_n);
+}
+
+/* Argsort: the primary keys are a copy of the caller's (which stay untouched) and the
+   primary values the indices, for the span the segments cover. */
+#if VALUE_SIZE == 4 || VALUE_SIZE == 8
+__kernel void seg_argsort_prepare(__global const radix_key *keys, __global radix_key *copy,
+                                  __global radix_value *indices, __global const uint *offsets, uint num_segments,
+                                  uint n)
+{
+    const uint i = get_global_id(0);
+    const uint first = offsets ? min(offsets[0], n) : 0;
+    const uint last = offsets ? min(max(offsets[num_segments], first), n) : n;
+    if (i < first || i >= last)
+        return;
+    copy[i] = keys[i];
+#if VALUE_SIZE == 4
+    indices[i] = i;
+#else
+    __global uint *words = (__global uint *)(indices + i);  /* as radix_iota */
+    words[INDEX_LOW_WORD] = i;
+    words[1 - INDEX_LOW_WORD] = 0;
+#endif
+}
+#endif
+
+/* ---------------------------------------------------------------------------------
+ * Large jobs, one level: blocks, counts, the digit to partition by, scan, scatter
+ * ------------------------------------------------------------------------------ */
+
+uint blocks_of(seg_job job, uint block_len)
+{
+    const uint len = job.y - job.x;
+    return len / block_len + (len % block_len != 0);
+}
+
+/*
+ * One work-group: cuts every large job of the level into blocks of block_len keys (the
+ * last one shorter): job_blocks[j] = (first block, blocks) and blocks[b] = (job, index
+ * of the block in its job). Jobs that would pass max_blocks get none.
+ */
+__kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
+void seg_blocks(LIST_ARGS, uint level, uint block_len, uint max_blocks, __global uint2 *job_blocks,
+                __global uint2 *blocks)
+{
+    __local uint sums[PAD(SCAN_WG)];
+    const uint lid = get_local_id(0), count = list_count(state, STATE_LARGE_COUNT(level), cap_large);
+    __global const seg_job *list = large_list(LIST_PASS, level);
+    const uint chunk = (count + SCAN_WG - 1) / SCAN_WG, first = min(lid * chunk, count), last = min(first + chunk, count);
+    uint mine = 0;
+    for (uint j = first; j < last; ++j)
+        mine += blocks_of(list[j], block_len);
+    sums[PAD(lid)] = mine;
+    const uint total = group_exclusive_scan(sums, SCAN_WG);
+    uint next = sums[PAD(lid)];
+    for (uint j = first; j < last; ++j) {
+        uint nb = blocks_of(list[j], block_len);
+        if (next >= max_blocks || nb > max_blocks - next)
+            nb = 0;
+        job_blocks[j] = (uint2)(next, nb);
+        for (uint k = 0; k < nb; ++k)
+            blocks[next + k] = (uint2)(j, k);
+        next += nb;
+    }
+    if (lid == 0)
+        state[STATE_BLOCKS(level)] = min(total, max_blocks);
+}
+
+/*
+ * Each block counts the digits of its job's top digit position (table_all[block * RADIX +
+ * digit]) and the OR and AND of its keys' images (bits[2 * block], bits[2 * block + 1]),
+ * from which seg_decide sees which digits vary. Groups past the level's blocks clear
+ * their part of the scan table instead, which is scanned whole.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
+                   uint block_len, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor,
+                   __global const uint2 *blocks, __global uint *table_all, __global radix_key *bits,
+                   __global uint *table)
+{
+    __local uint counts[HIST_COPIES * (RADIX + 1)];  /* copy-major, then digit */
+    __local radix_key ors[WG], ands[WG];
+    const uint lid = get_local_id(0), b = get_group_id(0);
+    if (b >= state[STATE_BLOCKS(level)]) {
+        for (uint d = lid; d < RADIX; d += WG)
+            table[b * RADIX + d] = 0;
+        return;
+    }
+    const uint2 block = blocks[b];
+    const seg_job job = large_list(LIST_PASS, level)[block.x];
+    const uint begin = job.x + block.y * block_len, count = min(block_len, job.y - begin);
+    const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, pos_xor, neg_xor);
+    __global const radix_key *keys = KEYS_IN(job.w) + begin;
+    __local uint *mine = counts + (lid % HIST_COPIES) * (RADIX + 1);
+
+    for (uint i = lid; i < HIST_COPIES * (RADIX + 1); i += WG)
+        counts[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
+    radix_key any = 0, all = ~(radix_key)0;
+    for (uint i = lid; i < count; i += WG) {
+        const radix_key image = image_of(keys[i], pos_xor, neg_xor);
+        any |= image;
+        all &= image;
+        count_digit(mine, (uint)(image >> top.shift) & top.mask);
+    }
+    ors[lid] = any;
+    ands[lid] = all;
+    barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */
+    for (uint d = lid; d < RADIX; d += WG) {
+        uint sum = 0;
+        for (uint c = 0; c < HIST_COPIES; ++c)
+            sum += counts[c * (RADIX + 1) + d];
+        table_all[b * RADIX + d] = sum;
+    }
+    if (lid == 0) {
+        for (uint i = 1; i < WG; ++i) {
+            any |= ors[i];
+            all &= ands[i];
+        }
+        bits[2 * b] = any;
+        bits[2 * b + 1] = all;
+    }
+}
+
+/*
+ * One work-group per large job: which of its digits vary, from its blocks' OR and AND.
+ * None (all keys equal in the bits left): the job is done. The top one: chosen[j] is that
+ * digit, and its counts become the job's part of the scan table, digit-major:
+ * table[first block * RADIX + digit * blocks + block index]. A lower one: the job goes
+ * unmoved to the next level with the bits above that digit dropped, to be counted there
+ * (chosen[j] = NO_DIGIT, as for a done job).
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_decide(LIST_ARGS, uint level, uint begin_bit, __global const uint2 *job_blocks,
+                __global const uint *table_all, __global const radix_key *bits, __global uint *table,
+                __global uint *chosen)
+{
+    const uint lid = get_local_id(0), j = get_group_id(0);
+    if (j >= list_count(state, STATE_LARGE_COUNT(level), cap_large))
+        return;
+    const seg_job job = large_list(LIST_PASS, level)[j];
+    const uint2 jb = job_blocks[j];
+    if (jb.y == 0)
+        return;  /* a job past the planned blocks (overlapping offsets): left as it is */
+    radix_key any = 0, all = ~(radix_key)0;
+    for (uint k = 0; k < jb.y; ++k) {
+        any |= bits[2 * (jb.x + k)];
+        all &= bits[2 * (jb.x + k) + 1];
+    }
+    const uint width = job.z - begin_bit;
+    const radix_key mask = width >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << width) - 1);
+    const radix_key varying = ((any ^ all) >> begin_bit) & mask;
+    const uint top = digits_below(begin_bit, job.z) - 1;
+    const uint highest = varying ? (KEY_BITS - 1 - (uint)clz(varying)) / RADIX_BITS : 0;
+    const uint pick = varying && highest == top ? top : NO_DIGIT;
+    if (lid == 0) {
+        chosen[j] = pick;
+        if (!varying)  /* done: only where it lies may need a copy */
+            emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, 0);
+        else if (pick == NO_DIGIT)  /* longer than medium_n (0 here), so large again */
+            emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit + (highest + 1) * RADIX_BITS, job.w,
+                     0);
+    }
+    for (uint i = lid; i < RADIX * jb.y; i += WG) {
+        const uint d = i / jb.y, k = i % jb.y;
+        table[jb.x * RADIX + i] = pick == NO_DIGIT ? 0 : table_all[(jb.x + k) * RADIX + d];
+    }
+}
+
+/*
+ * Each block of a job that partitions moves its keys (and values) to the other buffers,
+ * at the job's own range: a tile at a time, sorted by the chosen digit in local memory and
+ * written run by run, after the keys of that digit from the job's earlier blocks (the
+ * scanned table). The job's first block also puts its buckets on the lists, as jobs of
+ * the next level with the bits below the digit left.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, uint end_bit, radix_key pos_xor,
+                 radix_key neg_xor, uint medium_n, __global const uint2 *blocks, __global const uint2 *job_blocks,
+                 __global const uint *chosen, __global const uint *table)
+{
+    __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
+    IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
+    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint digit_next[RADIX];
+    __local uint run_begin[PAD(RADIX)];
+    __local uint moved;
+
+    const uint lid = get_local_id(0), b = get_group_id(0);
+    if (b >= state[STATE_BLOCKS(level)])
+        return;
+    const uint2 block = blocks[b];
+    const uint pick = chosen[block.x];
+    if (pick == NO_DIGIT)
+        return;
+    const seg_job job = large_list(LIST_PASS, level)[block.x];
+    const uint2 jb = job_blocks[block.x];
+    const uint base = table[jb.x * RADIX], len = job.y - job.x;
+    const digit_spec spec = pass_digit(pick, begin_bit, end_bit, pos_xor, neg_xor);
+    for (uint d = lid; d < RADIX; d += WG) {
+        digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
+        if (block.y == 0) {
+            const uint start = table[jb.x * RADIX + d * jb.y] - base;
+            const uint stop = d + 1 < RADIX ? table[jb.x * RADIX + (d + 1) * jb.y] - base : len;
+            emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, spec.shift, !job.w, medium_n);
+        }
+    }
+
+    const uint begin = job.x + block.y * block_len, count = min(block_len, job.y - begin);
+    __global const radix_key *src = KEYS_IN(job.w) + begin;
+    __global radix_key *dst = KEYS_IN(!job.w);
+    IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + begin;
+              __global radix_value *dst_values = VALUES_IN(!job.w);)
+    for (uint offset = 0; offset < count; offset += TILE) {
+        const uint valid = min((uint)TILE, count - offset);
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out, digit_next is set */
+        for (uint t = lid; t < valid; t += WG) {
+            tile_a[PAD(t)] = src[offset + t];
+            IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded */
+        const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters, &moved,
+                                   run_begin);
+        store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin, digit_next,
+                   dst IF_VALUES(, dst_values));
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The classes that finish jobs: tiny, local, medium, copy
+ * ------------------------------------------------------------------------------ */
+
+/* The bits [begin_bit, end_bit) of key's image, as a number. */
+radix_key masked_image(radix_key key, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+{
+    const uint bits = end_bit - begin_bit;
+    const radix_key mask = bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
+    return (image_of(key, pos_xor, neg_xor) >> begin_bit) & mask;
+}
+
+/* One work-item per tiny job: each key's place is the number of keys before it in the
+   order (smaller, or equal and earlier), counted in private memory; written to the
+   primary buffers. */
+__kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_key neg_xor)
+{
+    const uint i = get_global_id(0);
+    if (i >= list_count(state, STATE_COUNT(LIST_TINY), cap))
+        return;
+    const seg_job job = jobs[LIST_TINY * cap + i];
+    const uint len = min(job.y - job.x, (uint)TINY_N);
+    radix_key keys[TINY_N], images[TINY_N];
+    IF_VALUES(radix_value values[TINY_N];)
+    __global const radix_key *src = KEYS_IN(job.w) + job.x;
+    IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
+    for (uint t = 0; t < len; ++t) {
+        keys[t] = src[t];
+        images[t] = masked_image(keys[t], begin_bit, job.z, pos_xor, neg_xor);
+        IF_VALUES(values[t] = src_values[t];)
+    }
+    for (uint t = 0; t < len; ++t) {
+        uint place = 0;
+        for (uint u = 0; u < len; ++u)
+            place += images[u] < images[t] || (images[u] == images[t] && u < t);
+        primary[job.x + place] = keys[t];
+        IF_VALUES(primary_values[job.x + place] = values[t];)
+    }
+}
+
+#if SMALL_N
+/* Local jobs: a work-group sorts one at a time in local memory and writes it to the
+   primary buffers. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_key neg_xor)
+{
+    __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
+    IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
+    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint moved, next;
+    const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_LOCAL), cap);
+    for (uint j; (j = take_job(state, LIST_LOCAL, &next)) < count;) {
+        const seg_job job = jobs[LIST_LOCAL * cap + j];
+        const uint len = min(job.y - job.x, (uint)SMALL_N);
+        __global const radix_key *src = KEYS_IN(job.w) + job.x;
+        IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
+        for (uint t = lid; t < len; t += WG) {
+            keys_a[PAD(t)] = src[t];
+            IF_VALUES(values_a[PAD(t)] = src_values[t];)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the job is loaded */
+        const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) len, begin_bit, job.z, pos_xor,
+                                    neg_xor, counters, &moved);
+        __local const radix_key *sorted = in_b ? keys_b : keys_a;
+        IF_VALUES(__local const radix_value *sorted_values = in_b ? values_b : values_a;)
+        for (uint t = lid; t < len; t += WG) {
+            primary[job.x + t] = sorted[PAD(t)];
+            IF_VALUES(primary_values[job.x + t] = sorted_values[PAD(t)];)
+        }
+    }
+}
+#endif
+
+/*
+ * Medium jobs: a work-group sorts one at a time by LSD digit passes between the job's
+ * ranges of the two buffers (which stay in a CPU core's cache), a tile at a time as a
+ * global pass does; a digit in which every key is the same is skipped. The result is
+ * copied to the primary buffers if the last pass left it in the secondary ones.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+{
+    __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
+    IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
+    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint digit_next[RADIX];
+    __local uint run_begin[PAD(RADIX)];
+    __local uint moved, next, trivial;
+    const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
+    for (uint j; (j = take_job(state, LIST_MEDIUM, &next)) < count;) {
+        const seg_job job = jobs[LIST_MEDIUM * cap + j];
+        const uint len = job.y - job.x;
+        uint where = job.w;
+        for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
+            const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
+            __global const radix_key *src = KEYS_IN(where) + job.x;
+            IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;)
+            barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read trivial and run_begin of the pass before */
+            for (uint d = lid; d < RADIX; d += WG)
+                run_begin[PAD(d)] = 0;
+            if (lid == 0)
+                trivial = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
+            for (uint t = lid; t < len; t += WG)
+#if WG == 1
+                ++run_begin[digit_of(src[t], spec)];
+#else
+                atomic_inc(&run_begin[PAD(digit_of(src[t], spec))]);
+#endif
+            barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
+            for (uint d = lid; d < RADIX; d += WG)
+                if (run_begin[PAD(d)] == len)
+                    trivial = 1;  /* one digit holds every key: one writer */
+            group_exclusive_scan(run_begin, RADIX);  /* its barriers also publish trivial */
+            if (trivial)
+                continue;  /* the same for every work-item */
+            for (uint d = lid; d < RADIX; d += WG)
+                digit_next[d] = job.x + run_begin[PAD(d)];
+            for (uint offset = 0; offset < len; offset += TILE) {
+                const uint valid = min((uint)TILE, len - offset);
+                barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out, digit_next is set */
+                for (uint t = lid; t < valid; t += WG) {
+                    tile_a[PAD(t)] = src[offset + t];
+                    IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded */
+                const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters,
+                                           &moved, run_begin);
+                store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin,
+                           digit_next, KEYS_IN(!where) IF_VALUES(, VALUES_IN(!where)));
+            }
+            where = !where;
+        }
+        if (where)
+            for (uint t = lid; t < len; t += WG) {
+                primary[job.x + t] = secondary[job.x + t];
+                IF_VALUES(primary_values[job.x + t] = secondary_values[job.x + t];)
+            }
+    }
+}
+
+/* Jobs with nothing left to sort whose keys lie in the secondary buffers: copied to the
+   primary ones, a work-group per job at a time. */
+__kernel void seg_copy(BUFFER_ARGS, LIST_ARGS)
+{
+    __local uint next;
+    const uint count = list_count(state, STATE_COUNT(LIST_COPY), cap), size = get_local_size(0);
+    for (uint j; (j = take_job(state, LIST_COPY, &next)) < count;) {
+        const seg_job job = jobs[LIST_COPY * cap + j];
+        for (uint t = job.x + get_local_id(0); t < job.y; t += size) {
+            primary[t] = secondary[t];
+            IF_VALUES(primary_values[t] = secondary_values[t];)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+/*
+ * What every sort enqueues with: kernel arguments, the chain of commands that each wait on
+ * the one before, the multi-level scan of a count table, and the key transform as kernel
+ * arguments.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+
+cl_int set_args_at(cl_kernel kernel, cl_uint first, cl_uint count, ...)
+{
+    va_list ap;
+    va_start(ap, count);
+    cl_int err = CL_SUCCESS;
+    for (cl_uint i = first; i < first + count && err == CL_SUCCESS; ++i) {
+        size_t size = va_arg(ap, size_t);
+        const void *value = va_arg(ap, const void *);
+        err = clSetKernelArg(kernel, i, size, value);
+    }
+    va_end(ap);
+    return err;
+}
+
+static cl_uint chain_wait_count(const chain *c) { return c->last ? 1 : c->num_wait; }
+static const cl_event *chain_wait_list(const chain *c) { return c->last ? &c->last : c->wait_list; }
+
+static cl_int chain_push(chain *c, cl_int err, cl_event event)
+{
+    if (err != CL_SUCCESS)
+        return err;
+    if (c->last)
+        clReleaseEvent(c->last);
+    c->last = event;
+    return CL_SUCCESS;
+}
+
+cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg)
+{
+    const size_t global = groups * wg;
+    cl_event event = NULL;
+    cl_int err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &wg, chain_wait_count(c),
+                                        chain_wait_list(c), &event);
+    return chain_push(c, err, event);
+}
+
+cl_int chain_marker(chain *c)
+{
+    cl_event event = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(c->queue, chain_wait_count(c), chain_wait_list(c), &event);
+    return chain_push(c, err, event);
+}
+
+cl_int chain_zero(chain *c, cl_mem buffer, size_t bytes)
+{
+    const cl_uint zero = 0;
+    cl_event event = NULL;
+    cl_int err = clEnqueueFillBuffer(c->queue, buffer, &zero, sizeof zero, 0, bytes, chain_wait_count(c),
+                                     chain_wait_list(c), &event);
+    return chain_push(c, err, event);
+}
+
+size_t groups_for(size_t count, size_t wg)
+{
+    return (count + wg - 1) / wg;
+}
+
+void plan_scan(size_t count, unsigned scan_wg, scan_plan *plan)
+{
+    const size_t scan_tile = 2 * (size_t)scan_wg;
+    plan->levels = 0;
+    for (;;) {
+        plan->level_count[plan->levels] = (cl_uint)count;
+        plan->level_groups[plan->levels] = (cl_uint)groups_for(count, scan_tile);
+        count = plan->level_groups[plan->levels++];
+        if (count == 1 || plan->levels == MAX_SCAN_LEVELS)
+            break;
+    }
+}
+
+int scan_fits(const scan_plan *plan)
+{
+    return plan->level_groups[plan->levels - 1] == 1;
+}
+
+void scan_bytes(const scan_plan *plan, size_t bytes[SCRATCH_SLOTS])
+{
+    bytes[SCRATCH_TOP] = sizeof(cl_uint);
+    for (unsigned i = 0; i < plan->levels; ++i)
+        bytes[SCRATCH_LEVELS + i] = plan->level_count[i] * sizeof(cl_uint);
+}
+
+cl_int enqueue_scan(chain *c, const radix_program *p, const scan_plan *plan, const scratch *s)
+{
+    cl_int err = CL_SUCCESS;
+    const cl_mem *level = s->buffer + SCRATCH_LEVELS;
+    for (unsigned i = 0; i < plan->levels && err == CL_SUCCESS; ++i) {
+        const cl_mem sums = i + 1 < plan->levels ? level[i + 1] : s->buffer[SCRATCH_TOP];
+        err = set_args(p->scan, 3, ARG(level[i]), ARG(plan->level_count[i]), ARG(sums));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->scan, plan->level_groups[i], p->params.scan_wg);
+    }
+    for (unsigned i = plan->levels - 1; i-- > 0 && err == CL_SUCCESS;) {
+        err = set_args(p->scan_add, 3, ARG(level[i]), ARG(plan->level_count[i]), ARG(level[i + 1]));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->scan_add, plan->level_groups[i], p->params.scan_wg);
+    }
+    return err;
+}
+
+void make_key_args(const sort_request *r, key_args *k)
+{
+    key_transform(r->type, r->descending, &k->pos64, &k->neg64);
+    k->pos32 = (cl_uint)k->pos64;
+    k->neg32 = (cl_uint)k->neg64;
+    k->size = r->key_bytes;
+    k->pos_xor = r->key_bytes == 8 ? (const void *)&k->pos64 : (const void *)&k->pos32;
+    k->neg_xor = r->key_bytes == 8 ? (const void *)&k->neg64 : (const void *)&k->neg32;
+    k->begin_bit = r->begin_bit;
+    k->end_bit = r->end_bit;
+}
