@@ -100,18 +100,20 @@ uint take_job(__global uint *state, uint list, __local uint *next)
 /*
  * Writes a tile sorted by digit (rank_tile) to dst run by run: each key to
  * digit_next[digit] + its place in its digit's run, then advances digit_next past the
- * tile. Ends with a barrier.
+ * tile. Nothing is written at or past limit, the job's end: only jobs that overlap (from
+ * offsets that decrease) can count other keys than they move, and their result is
+ * unspecified, but never outside the job. Ends with a barrier.
  */
 void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_value *sorted_values,) uint valid,
-                digit_spec spec, __local const uint *run_begin, __local uint *digit_next, __global radix_key *dst
-                IF_VALUES(, __global radix_value *dst_values))
+                digit_spec spec, __local const uint *run_begin, __local uint *digit_next, uint limit,
+                __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
 {
     const uint lid = get_local_id(0);
 #if WG == 1
     for (uint d = 0; d < RADIX; ++d) {  /* one work-item: each digit's run as a block */
         const uint begin = run_begin[PAD(d)], length = (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - begin;
-        const uint out = digit_next[d];
-        for (uint t = 0; t < length; ++t) {
+        const uint out = digit_next[d], written = out < limit ? min(length, limit - out) : 0;
+        for (uint t = 0; t < written; ++t) {
             dst[out + t] = sorted[begin + t];
             IF_VALUES(dst_values[out + t] = sorted_values[begin + t];)
         }
@@ -121,8 +123,10 @@ void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_v
     for (uint t = lid; t < valid; t += WG) {
         const radix_key key = sorted[PAD(t)];
         const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[PAD(d)]);
-        dst[slot] = key;
-        IF_VALUES(dst_values[slot] = sorted_values[PAD(t)];)
+        if (slot < limit) {
+            dst[slot] = key;
+            IF_VALUES(dst_values[slot] = sorted_values[PAD(t)];)
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read digit_next and run_begin */
     for (uint d = lid; d < RADIX; d += WG)
@@ -192,7 +196,8 @@ uint blocks_of(seg_job job, uint block_len)
 /*
  * One work-group: cuts every large job of the level into blocks of block_len keys (the
  * last one shorter): job_blocks[j] = (first block, blocks) and blocks[b] = (job, index
- * of the block in its job). Jobs that would pass max_blocks get none.
+ * of the block in its job). Jobs that would pass max_blocks get none, and the blocks they
+ * would have had are holes (job NO_DIGIT) that the other kernels pass over.
  */
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
 void seg_blocks(LIST_ARGS, uint level, uint block_len, uint max_blocks, __global uint2 *job_blocks,
@@ -209,13 +214,11 @@ void seg_blocks(LIST_ARGS, uint level, uint block_len, uint max_blocks, __global
     const uint total = group_exclusive_scan(sums, SCAN_WG);
     uint next = sums[PAD(lid)];
     for (uint j = first; j < last; ++j) {
-        uint nb = blocks_of(list[j], block_len);
-        if (next >= max_blocks || nb > max_blocks - next)
-            nb = 0;
+        const uint want = blocks_of(list[j], block_len), nb = next < max_blocks && want <= max_blocks - next ? want : 0;
         job_blocks[j] = (uint2)(next, nb);
-        for (uint k = 0; k < nb; ++k)
-            blocks[next + k] = (uint2)(j, k);
-        next += nb;
+        for (uint k = 0; k < want && next + k < max_blocks; ++k)  /* a dropped job's blocks are holes */
+            blocks[next + k] = k < nb ? (uint2)(j, k) : (uint2)(NO_DIGIT, 0);
+        next += want;
     }
     if (lid == 0)
         state[STATE_BLOCKS(level)] = min(total, max_blocks);
@@ -236,7 +239,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
     __local uint counts[HIST_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
     const uint lid = get_local_id(0), b = get_group_id(0);
-    if (b >= state[STATE_BLOCKS(level)]) {
+    if (b >= state[STATE_BLOCKS(level)] || blocks[b].x == NO_DIGIT) {
         for (uint d = lid; d < RADIX; d += WG)
             table[b * RADIX + d] = 0;
         return;
@@ -345,9 +348,9 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
     if (b >= state[STATE_BLOCKS(level)])
         return;
     const uint2 block = blocks[b];
+    if (block.x == NO_DIGIT || chosen[block.x] == NO_DIGIT)
+        return;  /* a hole, or a job that does not move */
     const uint pick = chosen[block.x];
-    if (pick == NO_DIGIT)
-        return;
     const seg_job job = large_list(LIST_PASS, level)[block.x];
     const uint2 jb = job_blocks[block.x];
     const uint base = table[jb.x * RADIX], len = job.y - job.x;
@@ -377,7 +380,7 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters, &moved,
                                    run_begin);
         store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin, digit_next,
-                   dst IF_VALUES(, dst_values));
+                   job.y, dst IF_VALUES(, dst_values));
     }
 }
 
@@ -510,7 +513,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
                 const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters,
                                            &moved, run_begin);
                 store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin,
-                           digit_next, KEYS_IN(!where) IF_VALUES(, VALUES_IN(!where)));
+                           digit_next, job.y, KEYS_IN(!where) IF_VALUES(, VALUES_IN(!where)));
             }
             where = !where;
         }

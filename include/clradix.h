@@ -387,11 +387,13 @@ CLRADIX_API clradix_status clradix_sort_segments_keys_host(clradix_sorter *sorte
                                                            const size_t *offsets, size_t num_segments,
                                                            const clradix_options *options);
 
+/* Pairs: value_size 4, 8 or 16, as in clradix_sort_pairs_host. */
 CLRADIX_API clradix_status clradix_sort_segments_pairs_host(clradix_sorter *sorter, cl_command_queue queue,
                                                             clradix_key_type type, void *keys, void *values,
                                                             size_t value_size, size_t n, const size_t *offsets,
                                                             size_t num_segments, const clradix_options *options);
 
+/* Argsort: keys only read, index_size 4 or 8; indices are positions in the whole array. */
 CLRADIX_API clradix_status clradix_argsort_segments_host(clradix_sorter *sorter, cl_command_queue queue,
                                                          clradix_key_type type, const void *keys, void *indices,
                                                          size_t index_size, size_t n, const size_t *offsets,

@@ -544,6 +544,19 @@ int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
     return (cl_ulong)r->keys_size + r->values_size + temporaries <= device_budget(sorter);
 }
 
+/* Adds base to count indices of index_size (4 or 8) bytes. */
+static void add_to_indices(void *indices, size_t index_size, size_t count, size_t base)
+{
+    if (base == 0)
+        return;
+    if (index_size == 4)
+        for (size_t i = 0; i < count; ++i)
+            ((uint32_t *)indices)[i] += (uint32_t)base;
+    else
+        for (size_t i = 0; i < count; ++i)
+            ((uint64_t *)indices)[i] += base;
+}
+
 /* The checks of a host-array call on sorter, filling r. */
 static clradix_status check_host_call(clradix_sorter *sorter, clradix_key_type type, size_t value_size, int argsort,
                                       size_t n, const clradix_options *options, sort_request *r)
@@ -583,6 +596,139 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
     if (!callers_queue && queue)
         host_queue_return(sorter, queue);
     return status;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Segmented sorts of host arrays
+ * ------------------------------------------------------------------------------ */
+
+/* Segments first .. last - 1 of r (set up by check_host_call) in one in-core sort: only
+   their span [offsets[first], offsets[last]) goes to the device, with offsets made
+   relative to it; argsort's indices are made positions in the whole array again. */
+static clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
+                                            void *keys, void *values, const size_t *offsets, size_t first,
+                                            size_t last)
+{
+    const size_t begin = offsets[first], count = last - first;
+    sort_request c = *r;
+    c.n = offsets[last] - begin;
+    c.keys_size = c.n * r->key_bytes;
+    c.values_size = c.n * r->value_size;
+    c.segmented = 1;
+    c.num_segments = count;
+    cl_uint *relative = malloc((count + 1) * sizeof *relative);
+    if (!relative)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    for (size_t i = 0; i <= count; ++i)
+        relative[i] = (cl_uint)(offsets[first + i] - begin);
+    cl_int err;
+    c.offsets = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               (count + 1) * sizeof *relative, relative, &err);
+    free(relative);
+    if (err != CL_SUCCESS)
+        return status_from_cl(err);
+    char *span_keys = (char *)keys + begin * r->key_bytes;
+    char *span_values = values ? (char *)values + begin * r->value_size : NULL;
+    clradix_status status = host_sort_in_core(sorter, queue, &c, span_keys, span_values, span_keys, span_values);
+    clReleaseMemObject(c.offsets);
+    if (status == CLRADIX_SUCCESS && r->argsort)
+        add_to_indices(span_values, r->value_size, c.n, begin);
+    return status;
+}
+
+/* Whether segments first .. last - 1 of r fit the device in one in-core sort. */
+static int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
+                             size_t last)
+{
+    sort_request c = *r;
+    c.n = offsets[last] - offsets[first];
+    c.keys_size = c.n * r->key_bytes;
+    c.values_size = c.n * r->value_size;
+    c.segmented = 1;
+    c.num_segments = last - first;
+    return c.num_segments < CLRADIX_MAX_N && host_fits_in_core(sorter, &c);
+}
+
+/* The checks of the segmented host calls, then the sort: in runs of consecutive segments
+   that fit the device at once, each the longest that fits; a segment that fits alone in
+   no run goes by parts, as a flat sort of its own. */
+static clradix_status host_segments_call(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                         void *keys, void *values, size_t value_size, int argsort, size_t n,
+                                         const size_t *offsets, size_t num_segments, const clradix_options *options)
+{
+    if (!sorter || !keys || (!offsets && num_segments > 0))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    sort_request r = { 0 };
+    clradix_status status = check_host_call(sorter, type, value_size, argsort, n, options, &r);
+    if (status == CLRADIX_SUCCESS && queue)
+        status = check_queue(sorter, queue);
+    for (size_t i = 0; i < num_segments && status == CLRADIX_SUCCESS; ++i)
+        if (offsets[i] > offsets[i + 1] || offsets[i + 1] > n)
+            status = CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (status != CLRADIX_SUCCESS || num_segments == 0 || offsets[0] == offsets[num_segments]
+        || (r.begin_bit == r.end_bit && !argsort))
+        return status;
+
+    const cl_command_queue callers_queue = queue;
+    status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    for (size_t first = 0; first < num_segments && status == CLRADIX_SUCCESS;) {
+        /* The longest run from first that fits: a binary search, since fitting only gets
+           harder with more segments. */
+        size_t fits = first, too_many = num_segments + 1;
+        while (too_many - fits > 1) {
+            const size_t middle = fits + (too_many - fits) / 2;
+            if (host_segments_fit(sorter, &r, offsets, first, middle))
+                fits = middle;
+            else
+                too_many = middle;
+        }
+        if (fits > first) {
+            status = host_segments_in_core(sorter, queue, &r, keys, values, offsets, first, fits);
+            first = fits;
+        } else {
+            const size_t begin = offsets[first], count = offsets[first + 1] - begin;
+            char *segment_values = values ? (char *)values + begin * value_size : NULL;
+            status = host_call(sorter, callers_queue, type, (char *)keys + begin * r.key_bytes, segment_values,
+                               value_size, argsort, count, options);
+            if (status == CLRADIX_SUCCESS && argsort)
+                add_to_indices(segment_values, value_size, count, begin);
+            ++first;
+        }
+    }
+    if (!callers_queue && queue)
+        host_queue_return(sorter, queue);
+    return status;
+}
+
+clradix_status clradix_sort_segments_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                               void *keys, size_t n, const size_t *offsets, size_t num_segments,
+                                               const clradix_options *options)
+{
+    return host_segments_call(sorter, queue, type, keys, NULL, 0, 0, n, offsets, num_segments, options);
+}
+
+clradix_status clradix_sort_segments_pairs_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                                void *keys, void *values, size_t value_size, size_t n,
+                                                const size_t *offsets, size_t num_segments,
+                                                const clradix_options *options)
+{
+    if (!values)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = check_value_size(value_size);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return host_segments_call(sorter, queue, type, keys, values, value_size, 0, n, offsets, num_segments, options);
+}
+
+clradix_status clradix_argsort_segments_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                             const void *keys, void *indices, size_t index_size, size_t n,
+                                             const size_t *offsets, size_t num_segments,
+                                             const clradix_options *options)
+{
+    if (!indices || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    return host_segments_call(sorter, queue, type, (void *)keys, indices, index_size, 1, n, offsets, num_segments,
+                              options);
 }
 
 /* The checks of every multi-device call (on every sorter), then the sort by parts. */

@@ -219,14 +219,16 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
 static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r,
                                    unsigned passes)
 {
-    if (p && p->kind == PROGRAM_SEGMENTS)
+    if (!p)
+        return CLRADIX_SUCCESS;  /* nothing to do */
+    if (p->kind == PROGRAM_SEGMENTS)
         return enqueue_segments(sorter, c, p, r);
     key_args k;
     make_key_args(r, &k);
-    if (p && r->n <= p->params.small_n)
+    if (r->n <= p->params.small_n)
         return status_from_cl(enqueue_small(c, p, r, &k));
     if (passes == 0)  /* nothing to sort; argsort still writes the indices */
-        return status_from_cl(p ? enqueue_iota(c, p, r->values, (cl_uint)r->n) : CL_SUCCESS);
+        return status_from_cl(enqueue_iota(c, p, r->values, (cl_uint)r->n));
 
     sort_plan plan;
     size_t bytes[SCRATCH_SLOTS];
