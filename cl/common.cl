@@ -263,52 +263,6 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
 }
 
 /*
- * Ranks the valid keys of a tile (at PAD(i) in tile_a) stably by the digit spec, in
- * RANK_ROUNDS rounds between the two buffers, and fills run_begin with where each digit's
- * run starts in the result (digit d at PAD(d)). Returns 1 when the result lies in the
- * `b` buffers, 0 in the `a` ones. Every work-item must call it after the tile is loaded
- * and a barrier; it ends with a barrier.
- */
-int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
-              IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
-              uint valid, digit_spec spec, __local uint *counters, __local uint *moved, __local uint *run_begin)
-{
-    const uint chunk = (valid + WG - 1) / WG;
-#if RANK_ROUNDS == 1
-    /* One round also says where each digit's run starts (and is written without the loop,
-       which POCL compiles 8 % slower for 64-bit keys). */
-    return rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, chunk, spec, counters, moved, run_begin);
-#else
-    __local radix_key *sorted = tile_a, *spare = tile_b;
-    IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
-    int in_b = 0;
-    for (uint round = 0; round < RANK_ROUNDS; ++round) {
-        const digit_spec sub = { spec.pos_xor, spec.neg_xor, spec.shift + round * RANK_BITS,
-                                 (spec.mask >> (round * RANK_BITS)) & (RANK_RADIX - 1) };
-        if (rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) valid, chunk, sub, counters, moved, 0)) {
-            __local radix_key *keys = sorted;
-            sorted = spare;
-            spare = keys;
-            IF_VALUES(__local radix_value *values = sorted_values; sorted_values = spare_values; spare_values = values;)
-            in_b = !in_b;
-        }
-    }
-    /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
-    const uint lid = get_local_id(0);
-    for (uint d = lid; d < RADIX; d += WG)
-        run_begin[PAD(d)] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
-    for (uint t = lid; t < valid; t += WG)
-        atomic_inc(&run_begin[PAD(digit_of(sorted[PAD(t)], spec))]);
-    /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
-       counts without this one (oclgrind finds no race; the sort loses keys). */
-    barrier(CLK_LOCAL_MEM_FENCE);
-    group_exclusive_scan(run_begin, RADIX);
-    return in_b;
-#endif
-}
-
-/*
  * Sorts the n keys (and values) at PAD(i) of keys_a stably by bits [begin_bit, end_bit)
  * of their image, in RANK_BITS-wide ranking rounds between the two buffers (a round in
  * which every key has the same digit moves nothing). Returns 1 when the result lies in
@@ -335,4 +289,39 @@ int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
         }
     }
     return in_b;
+}
+
+/*
+ * Ranks the valid keys of a tile (at PAD(i) in tile_a) stably by the digit spec, between
+ * the two buffers (in one round, or as a local sort of the digit's bits in RANK_BITS-wide
+ * rounds), and fills run_begin with where each digit's run starts in the result (digit d
+ * at PAD(d)). Returns 1 when the result lies in the `b` buffers, 0 in the `a` ones. Every
+ * work-item must call it after the tile is loaded and a barrier; it ends with a barrier.
+ */
+int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
+              IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
+              uint valid, digit_spec spec, __local uint *counters, __local uint *moved, __local uint *run_begin)
+{
+#if RANK_ROUNDS == 1
+    /* One round also says where each digit's run starts (and is written without the loop,
+       which POCL compiles 8 % slower for 64-bit keys). */
+    return rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, (valid + WG - 1) / WG, spec, counters,
+                      moved, run_begin);
+#else
+    const int in_b = local_sort(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec.shift,
+                                spec.shift + popcount(spec.mask), spec.pos_xor, spec.neg_xor, counters, moved);
+    __local const radix_key *sorted = in_b ? tile_b : tile_a;
+    /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
+    const uint lid = get_local_id(0);
+    for (uint d = lid; d < RADIX; d += WG)
+        run_begin[PAD(d)] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
+    for (uint t = lid; t < valid; t += WG)
+        atomic_inc(&run_begin[PAD(digit_of(sorted[PAD(t)], spec))]);
+    /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
+       counts without this one (oclgrind finds no race; the sort loses keys). */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    group_exclusive_scan(run_begin, RADIX);
+    return in_b;
+#endif
 }

@@ -135,6 +135,33 @@ void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_v
     barrier(CLK_LOCAL_MEM_FENCE);  /* digit_next is advanced */
 }
 
+/*
+ * Moves count keys (and values) from src to dst by the digit spec, a tile at a time:
+ * sorted in local memory (rank_tile) and written run by run after digit_next (store_runs),
+ * never at or past limit. The group's local arrays are passed in (kernel scope only).
+ */
+void scatter_range(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
+                   digit_spec spec, __local radix_key *tile_a, __local radix_key *tile_b,
+                   IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,) __local uint *counters,
+                   __local uint *moved, __local uint *run_begin, __local uint *digit_next, uint limit,
+                   __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
+{
+    const uint lid = get_local_id(0);
+    for (uint offset = 0; offset < count; offset += TILE) {
+        const uint valid = min((uint)TILE, count - offset);
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out, digit_next is set */
+        for (uint t = lid; t < valid; t += WG) {
+            tile_a[PAD(t)] = src[offset + t];
+            IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded */
+        const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters, moved,
+                                   run_begin);
+        store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin, digit_next,
+                   limit, dst IF_VALUES(, dst_values));
+    }
+}
+
 /* The buffers of a kernel that moves keys between the primary and secondary buffers. */
 #define BUFFER_ARGS __global radix_key *primary, __global radix_key *secondary \
     IF_VALUES(, __global radix_value *primary_values, __global radix_value *secondary_values)
@@ -289,7 +316,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
  * (chosen[j] = NO_DIGIT, as for a done job).
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_decide(LIST_ARGS, uint level, uint begin_bit, __global const uint2 *job_blocks,
+void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global const uint2 *job_blocks,
                 __global const uint *table_all, __global const radix_key *bits, __global uint *table,
                 __global uint *chosen)
 {
@@ -314,10 +341,10 @@ void seg_decide(LIST_ARGS, uint level, uint begin_bit, __global const uint2 *job
     if (lid == 0) {
         chosen[j] = pick;
         if (!varying)  /* done: only where it lies may need a copy */
-            emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, 0);
-        else if (pick == NO_DIGIT)  /* longer than medium_n (0 here), so large again */
+            emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n);
+        else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved */
             emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit + (highest + 1) * RADIX_BITS, job.w,
-                     0);
+                     medium_n);
     }
     for (uint i = lid; i < RADIX * jb.y; i += WG) {
         const uint d = i / jb.y, k = i % jb.y;
@@ -365,23 +392,9 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
     }
 
     const uint begin = job.x + block.y * block_len, count = min(block_len, job.y - begin);
-    __global const radix_key *src = KEYS_IN(job.w) + begin;
-    __global radix_key *dst = KEYS_IN(!job.w);
-    IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + begin;
-              __global radix_value *dst_values = VALUES_IN(!job.w);)
-    for (uint offset = 0; offset < count; offset += TILE) {
-        const uint valid = min((uint)TILE, count - offset);
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out, digit_next is set */
-        for (uint t = lid; t < valid; t += WG) {
-            tile_a[PAD(t)] = src[offset + t];
-            IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded */
-        const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters, &moved,
-                                   run_begin);
-        store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin, digit_next,
-                   job.y, dst IF_VALUES(, dst_values));
-    }
+    scatter_range(KEYS_IN(job.w) + begin, IF_VALUES(VALUES_IN(job.w) + begin,) count, spec, tile_a, tile_b,
+                  IF_VALUES(values_a, values_b,) counters, &moved, run_begin, digit_next, job.y, KEYS_IN(!job.w)
+                  IF_VALUES(, VALUES_IN(!job.w)));
 }
 
 /* ---------------------------------------------------------------------------------
@@ -502,19 +515,9 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
                 continue;  /* the same for every work-item */
             for (uint d = lid; d < RADIX; d += WG)
                 digit_next[d] = job.x + run_begin[PAD(d)];
-            for (uint offset = 0; offset < len; offset += TILE) {
-                const uint valid = min((uint)TILE, len - offset);
-                barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out, digit_next is set */
-                for (uint t = lid; t < valid; t += WG) {
-                    tile_a[PAD(t)] = src[offset + t];
-                    IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded */
-                const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters,
-                                           &moved, run_begin);
-                store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin,
-                           digit_next, job.y, KEYS_IN(!where) IF_VALUES(, VALUES_IN(!where)));
-            }
+            scatter_range(src, IF_VALUES(src_values,) len, spec, tile_a, tile_b, IF_VALUES(values_a, values_b,)
+                          counters, &moved, run_begin, digit_next, job.y, KEYS_IN(!where)
+                          IF_VALUES(, VALUES_IN(!where)));
             where = !where;
         }
         if (where)

@@ -602,6 +602,18 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
  * Segmented sorts of host arrays
  * ------------------------------------------------------------------------------ */
 
+/* r for segments first .. last - 1 alone, as the device sees them (offsets not set). */
+static sort_request segments_request(const sort_request *r, const size_t *offsets, size_t first, size_t last)
+{
+    sort_request c = *r;
+    c.n = offsets[last] - offsets[first];
+    c.keys_size = c.n * r->key_bytes;
+    c.values_size = c.n * r->value_size;
+    c.segmented = 1;
+    c.num_segments = last - first;
+    return c;
+}
+
 /* Segments first .. last - 1 of r (set up by check_host_call) in one in-core sort: only
    their span [offsets[first], offsets[last]) goes to the device, with offsets made
    relative to it; argsort's indices are made positions in the whole array again. */
@@ -610,12 +622,7 @@ static clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_q
                                             size_t last)
 {
     const size_t begin = offsets[first], count = last - first;
-    sort_request c = *r;
-    c.n = offsets[last] - begin;
-    c.keys_size = c.n * r->key_bytes;
-    c.values_size = c.n * r->value_size;
-    c.segmented = 1;
-    c.num_segments = count;
+    sort_request c = segments_request(r, offsets, first, last);
     cl_uint *relative = malloc((count + 1) * sizeof *relative);
     if (!relative)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
@@ -640,12 +647,7 @@ static clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_q
 static int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
                              size_t last)
 {
-    sort_request c = *r;
-    c.n = offsets[last] - offsets[first];
-    c.keys_size = c.n * r->key_bytes;
-    c.values_size = c.n * r->value_size;
-    c.segmented = 1;
-    c.num_segments = last - first;
+    const sort_request c = segments_request(r, offsets, first, last);
     return c.num_segments < CLRADIX_MAX_N && host_fits_in_core(sorter, &c);
 }
 

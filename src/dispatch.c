@@ -82,7 +82,7 @@ static cl_ulong plan_temporaries(const clradix_sorter *sorter, const radix_progr
 static clradix_status choose_program(clradix_sorter *sorter, const sort_request *r, unsigned passes,
                                      radix_program **p)
 {
-    const unsigned value_bytes = r->values || r->value_size ? (unsigned)r->value_size : 0;
+    const unsigned value_bytes = (unsigned)r->value_size;  /* 0 for keys alone */
     *p = NULL;
     if (r->n == 0 || (passes == 0 && !r->argsort) || (r->segmented && r->num_segments == 0))
         return CLRADIX_SUCCESS;

@@ -133,8 +133,8 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->max_blocks, q->wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_decide, 11, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
-                       ARG(level), ARG(k->begin_bit), ARG(b->job_blocks), ARG(b->table_all), ARG(b->bits),
+        err = set_args(p->seg_decide, 12, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
+                       ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(b->job_blocks), ARG(b->table_all), ARG(b->bits),
                        ARG(b->table), ARG(b->chosen));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_decide, plan->cap_large, q->wg);
