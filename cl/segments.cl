@@ -168,6 +168,14 @@ void scatter_range(__global const radix_key *src, IF_VALUES(__global const radix
 #define KEYS_IN(where) ((where) ? secondary : primary)
 #define VALUES_IN(where) ((where) ? secondary_values : primary_values)
 
+/* Clears the state (words of it) before anything else: a kernel rather than
+   clEnqueueFillBuffer, whose zeros oclgrind 21.10 takes for uninitialised memory. */
+__kernel void seg_start(__global uint *state, uint words)
+{
+    for (uint i = get_local_id(0); i < words; i += get_local_size(0))
+        state[i] = 0;
+}
+
 /*
  * Level 0: segment i of offsets (num_segments + 1 values), or with offsets NULL the one
  * segment [0, n), as a job on the list of its class. Offsets are clamped to [0, n) and
@@ -214,21 +222,23 @@ __kernel void seg_argsort_prepare(__global const radix_key *keys, __global radix
  * Large jobs, one level: blocks, counts, the digit to partition by, scan, scatter
  * ------------------------------------------------------------------------------ */
 
-uint blocks_of(seg_job job, uint block_len)
+/* Blocks of 1 << block_shift keys in a large job (never empty). A power of two, since a
+   division by a variable brings a freeze instruction that oclgrind cannot run; and this
+   form, since oclgrind 21.10's --uninitialized crashes on (len >> s) + ((len & m) != 0). */
+uint blocks_of(seg_job job, uint block_shift)
 {
-    const uint len = job.y - job.x;
-    return len / block_len + (len % block_len != 0);
+    return ((job.y - job.x - 1) >> block_shift) + 1;
 }
 
 /*
- * One work-group: cuts every large job of the level into blocks of block_len keys (the
- * last one shorter): job_blocks[j] = (first block, blocks) and blocks[b] = (job, index
+ * One work-group: cuts every large job of the level into blocks of 1 << block_shift keys
+ * (the last one shorter): job_blocks[j] = (first block, blocks) and blocks[b] = (job, index
  * of the block in its job). Jobs that would pass max_blocks get none, and the blocks they
  * would have had are holes (job NO_DIGIT) that the other kernels pass over.
  */
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
-void seg_blocks(LIST_ARGS, uint level, uint block_len, uint max_blocks, __global uint2 *job_blocks,
-                __global uint2 *blocks)
+void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __global uint *job_blocks,
+                __global uint *blocks)
 {
     __local uint sums[PAD(SCAN_WG)];
     const uint lid = get_local_id(0), count = list_count(state, STATE_LARGE_COUNT(level), cap_large);
@@ -236,15 +246,20 @@ void seg_blocks(LIST_ARGS, uint level, uint block_len, uint max_blocks, __global
     const uint chunk = (count + SCAN_WG - 1) / SCAN_WG, first = min(lid * chunk, count), last = min(first + chunk, count);
     uint mine = 0;
     for (uint j = first; j < last; ++j)
-        mine += blocks_of(list[j], block_len);
+        mine += blocks_of(list[j], block_shift);
     sums[PAD(lid)] = mine;
     const uint total = group_exclusive_scan(sums, SCAN_WG);
     uint next = sums[PAD(lid)];
     for (uint j = first; j < last; ++j) {
-        const uint want = blocks_of(list[j], block_len), nb = next < max_blocks && want <= max_blocks - next ? want : 0;
-        job_blocks[j] = (uint2)(next, nb);
-        for (uint k = 0; k < want && next + k < max_blocks; ++k)  /* a dropped job's blocks are holes */
-            blocks[next + k] = k < nb ? (uint2)(j, k) : (uint2)(NO_DIGIT, 0);
+        const uint want = blocks_of(list[j], block_shift), nb = next < max_blocks && want <= max_blocks - next ? want : 0;
+        /* The uint2 tables (readers' view) written word by word: a vector store comes out as a
+           store of undef and then of each element, which oclgrind reports. */
+        job_blocks[2 * j] = next;
+        job_blocks[2 * j + 1] = nb;
+        for (uint k = 0; k < want && next + k < max_blocks; ++k) {  /* a dropped job's blocks are holes */
+            blocks[2 * (next + k)] = k < nb ? j : NO_DIGIT;
+            blocks[2 * (next + k) + 1] = k;
+        }
         next += want;
     }
     if (lid == 0)
@@ -346,10 +361,9 @@ void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global c
             emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit + (highest + 1) * RADIX_BITS, job.w,
                      medium_n);
     }
-    for (uint i = lid; i < RADIX * jb.y; i += WG) {
-        const uint d = i / jb.y, k = i % jb.y;
-        table[jb.x * RADIX + i] = pick == NO_DIGIT ? 0 : table_all[(jb.x + k) * RADIX + d];
-    }
+    for (uint d = lid; d < RADIX; d += WG)
+        for (uint k = 0; k < jb.y; ++k)
+            table[jb.x * RADIX + d * jb.y + k] = pick == NO_DIGIT ? 0 : table_all[(jb.x + k) * RADIX + d];
 }
 
 /*
@@ -494,7 +508,10 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
             const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
             __global const radix_key *src = KEYS_IN(where) + job.x;
             IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;)
-            barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read trivial and run_begin of the pass before */
+            /* Everyone has read trivial and run_begin of the pass before, and its keys are
+               in global memory for the others to read (a global fence: the passes hand the
+               job's keys from work-item to work-item). */
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
             for (uint d = lid; d < RADIX; d += WG)
                 run_begin[PAD(d)] = 0;
             if (lid == 0)
@@ -520,6 +537,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
                           IF_VALUES(, VALUES_IN(!where)));
             where = !where;
         }
+        barrier(CLK_GLOBAL_MEM_FENCE);  /* the last pass's keys are written */
         if (where)
             for (uint t = lid; t < len; t += WG) {
                 primary[job.x + t] = secondary[job.x + t];

@@ -50,15 +50,6 @@ cl_int chain_marker(chain *c)
     return chain_push(c, err, event);
 }
 
-cl_int chain_zero(chain *c, cl_mem buffer, size_t bytes)
-{
-    const cl_uint zero = 0;
-    cl_event event = NULL;
-    cl_int err = clEnqueueFillBuffer(c->queue, buffer, &zero, sizeof zero, 0, bytes, chain_wait_count(c),
-                                     chain_wait_list(c), &event);
-    return chain_push(c, err, event);
-}
-
 size_t groups_for(size_t count, size_t wg)
 {
     return (count + wg - 1) / wg;

@@ -110,7 +110,7 @@ typedef struct radix_program {
     cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
     /* PROGRAM_SEGMENTS (cl/segments.cl); seg_local when small_n > 0, seg_argsort_prepare
        for values of 4 and 8 bytes. */
-    cl_kernel seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
+    cl_kernel seg_start, seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
     cl_kernel seg_tiny, seg_local, seg_medium, seg_copy;
 } radix_program;
 
@@ -249,7 +249,6 @@ typedef struct chain {
 } chain;
 cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg);
 cl_int chain_marker(chain *c);
-cl_int chain_zero(chain *c, cl_mem buffer, size_t bytes);  /* fills bytes (a multiple of 4) with zeros */
 size_t groups_for(size_t count, size_t wg);  /* groups of wg work-items for count items */
 /* The levels of an exclusive scan of count entries in s->buffer[SCRATCH_LEVELS], in tiles
    of 2 * scan_wg, each level scanning the tile sums of the one before. */

@@ -39,7 +39,7 @@ typedef struct kernel_entry {
 #define LSD (1u << PROGRAM_LSD)
 #define SEGMENTS (1u << PROGRAM_SEGMENTS)
 
-enum { KERNEL_COUNT = 20 };
+enum { KERNEL_COUNT = 21 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -55,6 +55,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->scan_add, "radix_scan_add", LSD | SEGMENTS, 1, 1 },
         { &p->copy_back, "radix_copy_back", LSD, 1, 1 },
         { &p->iota, "radix_iota", LSD, 1, index_values },
+        { &p->seg_start, "seg_start", SEGMENTS, 1, 1 },
         { &p->seg_classify, "seg_classify", SEGMENTS, 1, 1 },
         { &p->seg_argsort_prepare, "seg_argsort_prepare", SEGMENTS, 1, index_values },
         { &p->seg_blocks, "seg_blocks", SEGMENTS, 1, 1 },

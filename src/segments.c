@@ -18,7 +18,8 @@ typedef struct engine_plan {
     cl_uint cap;            /* capacity of the tiny, local, medium and copy lists */
     cl_uint cap_large;      /* capacity of one level's large list */
     cl_uint levels;         /* partition levels enqueued (0 when no job can be large) */
-    cl_uint block_len;      /* keys per block of a large job */
+    cl_uint block_len;      /* keys per block of a large job: 1 << block_shift */
+    cl_uint block_shift;
     cl_uint max_blocks;     /* blocks of one level at most */
     size_t finish_groups;   /* work-groups of the local, medium and copy kernels */
     scan_plan scan;         /* of one level's table: max_blocks * RADIX entries */
@@ -45,9 +46,11 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     size_t max_groups = (size_t)sorter->limits.compute_units * q->groups_per_cu;
     if (max_groups < 1)
         max_groups = 1;
-    size_t block_len = groups_for(groups_for(n, max_groups), tile) * tile;
-    if (block_len < tile)
-        block_len = tile;
+    /* Blocks: about n / max_groups keys, at least a tile, a power of two (see blocks_of). */
+    unsigned block_shift = 0;
+    while (((size_t)1 << block_shift) < tile || ((size_t)1 << block_shift) < groups_for(n, max_groups))
+        ++block_shift;
+    const size_t block_len = (size_t)1 << block_shift;
     /* Blocks of a level: ceil(len / block_len) per job, summed: n / block_len + one per job. */
     const size_t max_blocks = levels ? n / block_len + 1 + most_large : 0;
     if (cap > UINT32_MAX || block_len > UINT32_MAX || max_blocks * radix > UINT32_MAX)
@@ -58,6 +61,7 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     plan->cap_large = (cl_uint)cap_large;
     plan->levels = (cl_uint)levels;
     plan->block_len = (cl_uint)block_len;
+    plan->block_shift = block_shift;
     plan->max_blocks = (cl_uint)max_blocks;
     plan->finish_groups = cap < max_groups ? cap : max_groups;
     plan->scan.levels = 0;
@@ -122,7 +126,7 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
 {
     const radix_params *q = &p->params;
     cl_int err = set_args(p->seg_blocks, 9, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large), ARG(level),
-                          ARG(plan->block_len), ARG(plan->max_blocks), ARG(b->job_blocks), ARG(b->blocks));
+                          ARG(plan->block_shift), ARG(plan->max_blocks), ARG(b->job_blocks), ARG(b->blocks));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_blocks, 1, q->scan_wg);
     if (err == CL_SUCCESS)
@@ -234,7 +238,10 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
             .bits = s->buffer[SCRATCH_BITS],
             .table = s->buffer[SCRATCH_LEVELS],
         };
-        err = chain_zero(c, b.state, bytes[SCRATCH_STATE]);
+        const cl_uint words = (cl_uint)(bytes[SCRATCH_STATE] / sizeof(cl_uint));
+        err = set_args(p->seg_start, 2, ARG(b.state), ARG(words));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->seg_start, 1, p->params.scan_wg);
         if (err == CL_SUCCESS)
             err = enqueue_jobs(c, p, &plan, r, &b, s);
     }

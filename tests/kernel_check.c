@@ -2,7 +2,8 @@
  * Sorts that reach every kernel and variant at small sizes, for a run under oclgrind
  * (--data-races --uninitialized): both digit widths, keys, pairs of every value size,
  * argsort, 64-bit keys, descending order, bit ranges, skipped passes, several work-groups
- * and tiles, the single-launch path; every GPU row of the tuning table on a device with a
+ * and tiles, the single-launch path; the segmented-sort engine's every class, through flat
+ * sorts that partition first and through segment mixes; every GPU row of the tuning table on a device with a
  * GPU's limits (oclgrind's --local-mem-size and --max-wgsize); and sequences of calls on
  * one sorter, where what one call leaves (pooled temporaries, built programs, queues)
  * meets the next. Every result is checked against the oracle.
@@ -28,9 +29,10 @@
 typedef struct step {
     clradix_key_type type;
     dist d;
-    size_t n;
+    size_t n;                 /* segmented steps: anything but 0, which ends the list */
     sort_call call;
     clradix_options options;
+    const size_t *segments;   /* not NULL: a segmented sort of these lengths (MIX of them) */
 } step;
 
 enum { MAX_STEPS = 10 };
@@ -40,7 +42,13 @@ typedef struct check_case {
     clradix_tuning tuning;
     const char *oclgrind; /* oclgrind options: the device's limits */
     step steps[MAX_STEPS];  /* sorts on one sorter, in order; n == 0 ends the list */
+    const char *environment;  /* CLRADIX_TUNING while the sorter is made, or NULL */
 } check_case;
+
+/* Segments for every class of the engine under the thresholds the cases set: empty,
+   length 1, tiny, local, medium and (under the lower MEDIUM_N) large. */
+static const size_t mix[] = { 0, 1, 17, 2, 64, 65, 300, 1025, 16, 0, 700, 5 };
+enum { MIX = sizeof mix / sizeof mix[0] };
 
 /* Shapes: the device's own (clamped to oclgrind's 32 KiB of local memory), 4-bit digits
    without and with FUSED, GPU-like ranks in two rounds, 5-bit digits with uneven rounds,
@@ -58,6 +66,11 @@ typedef struct check_case {
 #define OTHER_GPU_ROW { 8, 128, 8, 4, 8, 2, 1, 1024 } /* other GPUs */
 #define LIMITS_48K "--local-mem-size 49152 --max-wgsize 1024"
 #define LIMITS_64K "--local-mem-size 65536 --max-wgsize 256"
+
+/* The engine (partition first, segments) with small thresholds, so that small arrays
+   reach every class of cl/segments.cl. */
+#define ENGINE "STRATEGY=2,SMALL_N=64,MEDIUM_N=512"
+#define ENGINE_GPU "STRATEGY=2,MEDIUM_N=1024"
 
 #define KEYS(api) { API_##api, SORT_KEYS, 0 }
 #define PAIRS(api, size) { API_##api, SORT_PAIRS, size }
@@ -120,6 +133,38 @@ static const check_case cases[] = {
         { CLRADIX_U32, DIST_RANDOM, 4500, KEYS(HOST), { 0 } },
         { CLRADIX_U64, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 900, ARGSORT(HOST, 8), { 0 } } } },
+
+    /* The segmented-sort engine: flat sorts that partition first (levels, re-queued jobs
+       whose top digits do not vary, jobs done after a partition and copied back) and
+       segment mixes, on the device's own shape, a GPU-like one, 5-bit digits without a
+       local class, and the GPU rows at GPU limits. */
+    { "own engine", OWN, "",
+      { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 16), { 0, 0, 1 } },
+        { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1500, ARGSORT(DEVICE, 8), { 0 } },
+        { CLRADIX_U32, DIST_TOP_DIGIT, 2500, PAIRS(HOST, 4), { 0 } },
+        { CLRADIX_I64, DIST_RANDOM, 1, PAIRS(DEVICE, 8), { 0 }, mix },
+        { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix } },
+      ENGINE },
+    { "gpu-like engine", GPU_LIKE, "",
+      { { CLRADIX_U32, DIST_RANDOM, 4000, PAIRS(DEVICE, 4), { 0 } },
+        { CLRADIX_U32, DIST_LOW_ENTROPY, 1, KEYS(DEVICE), { 0 }, mix } },
+      ENGINE_GPU },
+    { "radix5 engine", RADIX5, "",
+      { { CLRADIX_U32, DIST_RANDOM, 2000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I32, DIST_RANDOM, 1, PAIRS(DEVICE, 4), { 0 }, mix } },
+      "STRATEGY=2,MEDIUM_N=300" },
+    /* (64-bit keys at GPU shapes with few keys: oclgrind takes minutes and gigabytes for a
+       local sort of 56 bits in 4-bit rounds by hundreds of work-items.) */
+    { "gpu-row-48k engine", GPU_ROW, LIMITS_48K,
+      { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F32, DIST_RANDOM, 1, PAIRS(DEVICE, 16), { 0 }, mix },
+        { CLRADIX_U64, DIST_RANDOM, 1200, ARGSORT(DEVICE, 8), { 0, 0, 1 } } },
+      ENGINE_GPU },
+    { "other-gpu-row-64k engine", OTHER_GPU_ROW, LIMITS_64K,
+      { { CLRADIX_I64, DIST_RANDOM, 1200, PAIRS(DEVICE, 8), { 0 } },
+        { CLRADIX_U32, DIST_SIXTEEN, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
+      ENGINE_GPU },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
@@ -128,6 +173,8 @@ static int run_case(size_t i, cl_context context, cl_device_id device)
     const check_case *c = &cases[i];
     cl_int err = CL_SUCCESS;
     test_device t = { context, device, clCreateCommandQueue(context, device, 0, &err), NULL, NULL };
+    if (c->environment)
+        setenv("CLRADIX_TUNING", c->environment, 1);
     clradix_status status = clradix_sorter_create_tuned(context, device, &c->tuning, &t.sorter);
     if (status != CLRADIX_SUCCESS || err != CL_SUCCESS) {
         fprintf(stderr, "kernel_check: case %zu: sorter: %s\n%s\n", i, clradix_status_string(status),
@@ -138,9 +185,13 @@ static int run_case(size_t i, cl_context context, cl_device_id device)
     for (int s = 0; s < MAX_STEPS && c->steps[s].n; ++s) {
         const step *p = &c->steps[s];
         char msg[256], call[64];
-        const int wrong = sort_case(&t, &p->call, p->type, p->d, p->n, &p->options, 100 * i + s, msg, sizeof msg);
-        fprintf(stderr, "kernel_check: case %zu.%d: %s %s type %d %s n=%zu %s: %s\n", i, s, c->shape, c->oclgrind,
-                p->type, dist_name(p->d), p->n, sort_call_name(&p->call, call, sizeof call), wrong ? msg : "ok");
+        const int wrong = p->segments
+            ? segments_case(&t, &p->call, p->type, p->d, p->segments, MIX, 3, 2, &p->options, 100 * i + s, NULL, msg,
+                            sizeof msg)
+            : sort_case(&t, &p->call, p->type, p->d, p->n, &p->options, 100 * i + s, msg, sizeof msg);
+        fprintf(stderr, "kernel_check: case %zu.%d: %s %s type %d %s %s%zu %s: %s\n", i, s, c->shape, c->oclgrind,
+                p->type, dist_name(p->d), p->segments ? "segments, " : "n=", p->segments ? (size_t)MIX : p->n,
+                sort_call_name(&p->call, call, sizeof call), wrong ? msg : "ok");
         failed |= wrong;
     }
     clradix_sorter_release(t.sorter);

@@ -49,169 +49,6 @@ static const sort_call calls[] = {
 };
 enum { TYPES = sizeof types / sizeof types[0], CALLS = sizeof calls / sizeof calls[0], NARROW_CALLS = 4 };
 
-enum { GAP_BYTE = 0xAB };
-
-/* Runs one segmented call on copies of keys and values (values: the indices for argsort)
-   laid out as n elements; device calls wait for gate when it is not NULL and check that
-   their event is still pending before they open it. */
-static clradix_status run_segments(const sort_call *call, clradix_key_type type, void *keys, void *values, size_t n,
-                                   const size_t *offsets, size_t num_segments, const clradix_options *options,
-                                   cl_event gate)
-{
-    const size_t kb = key_bytes_of(type), vs = call->kind == SORT_KEYS ? 0 : call->value_size;
-    if (call->api == API_HOST) {
-        ck_assert_ptr_null(gate);
-        switch (call->kind) {
-        case SORT_KEYS:
-            return clradix_sort_segments_keys_host(dev.sorter, dev.host_queue, type, keys, n, offsets, num_segments,
-                                                   options);
-        case SORT_PAIRS:
-            return clradix_sort_segments_pairs_host(dev.sorter, dev.host_queue, type, keys, values, vs, n, offsets,
-                                                    num_segments, options);
-        default:
-            return clradix_argsort_segments_host(dev.sorter, dev.host_queue, type, keys, values, vs, n, offsets,
-                                                 num_segments, options);
-        }
-    }
-    cl_int err;
-    cl_uint *device_offsets = malloc((num_segments + 1) * sizeof *device_offsets);
-    for (size_t i = 0; i <= num_segments; ++i)
-        device_offsets[i] = (cl_uint)offsets[i];
-    cl_mem key_buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, n * kb + 1, NULL, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    ck_assert_int_eq(clEnqueueWriteBuffer(dev.queue, key_buffer, CL_TRUE, 0, n * kb, keys, 0, NULL, NULL), CL_SUCCESS);
-    cl_mem value_buffer = NULL;
-    if (vs) {
-        value_buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, n * vs + 1, NULL, &err);
-        ck_assert_int_eq(err, CL_SUCCESS);
-        ck_assert_int_eq(clEnqueueWriteBuffer(dev.queue, value_buffer, CL_TRUE, 0, n * vs, values, 0, NULL, NULL),
-                         CL_SUCCESS);
-    }
-    cl_mem offset_buffer = clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                          (num_segments + 1) * sizeof *device_offsets, device_offsets, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-
-    cl_event done = NULL;
-    const cl_uint waits = gate ? 1 : 0;
-    const cl_event *wait_list = gate ? &gate : NULL;
-    clradix_status status;
-    if (call->kind == SORT_KEYS)
-        status = clradix_sort_segments_keys(dev.sorter, dev.queue, type, key_buffer, n, offset_buffer, num_segments,
-                                            options, waits, wait_list, &done);
-    else if (call->kind == SORT_PAIRS)
-        status = clradix_sort_segments_pairs(dev.sorter, dev.queue, type, key_buffer, value_buffer, vs, n,
-                                             offset_buffer, num_segments, options, waits, wait_list, &done);
-    else
-        status = clradix_argsort_segments(dev.sorter, dev.queue, type, key_buffer, value_buffer, vs, n,
-                                          offset_buffer, num_segments, options, waits, wait_list, &done);
-    if (status == CLRADIX_SUCCESS) {
-        ck_assert_ptr_nonnull(done);
-        if (gate) {
-            cl_int state = CL_COMPLETE;
-            clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
-            ck_assert_int_gt(state, CL_COMPLETE);  /* still held back by the gate */
-            ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-        }
-        ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, key_buffer, CL_TRUE, 0, n * kb, keys, 1, &done, NULL),
-                         CL_SUCCESS);
-        if (vs)
-            ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, value_buffer, CL_TRUE, 0, n * vs, values, 1, &done, NULL),
-                             CL_SUCCESS);
-        clReleaseEvent(done);
-    }
-    clReleaseMemObject(key_buffer);
-    if (value_buffer)
-        clReleaseMemObject(value_buffer);
-    clReleaseMemObject(offset_buffer);
-    free(device_offsets);
-    return status;
-}
-
-/* Sorts keys of distribution d in segments of the given lengths, with gaps of gap_before
-   and gap_after elements, and checks every segment against the oracle and every gap byte
-   for byte; 0, or 1 with msg filled. */
-static int segments_case(const sort_call *call, clradix_key_type type, dist d, const size_t *lengths,
-                         size_t num_segments, size_t gap_before, size_t gap_after, const clradix_options *options,
-                         uint64_t seed, cl_event gate, char *msg, size_t msg_size)
-{
-    size_t *offsets = malloc((num_segments + 1) * sizeof *offsets);
-    offsets[0] = gap_before;
-    for (size_t i = 0; i < num_segments; ++i)
-        offsets[i + 1] = offsets[i] + lengths[i];
-    const size_t n = offsets[num_segments] + gap_after, kb = key_bytes_of(type);
-    const size_t vs = call->kind == SORT_KEYS ? 0 : call->value_size;
-    void *in_keys = make_keys(type, d, n, seed), *keys = malloc(n * kb + 1);
-    void *in_values = NULL, *values = NULL;
-    memcpy(keys, in_keys, n * kb);
-    if (vs) {
-        in_values = make_values(vs, n);
-        if (call->kind == SORT_ARGSORT)
-            memset(in_values, GAP_BYTE, n * vs);  /* what argsort must not write outside the segments */
-        values = malloc(n * vs + 1);
-        memcpy(values, in_values, n * vs);
-    }
-
-    int failed = 0;
-    clradix_status status = run_segments(call, type, keys, values, n, offsets, num_segments, options, gate);
-    if (status != CLRADIX_SUCCESS) {
-        snprintf(msg, msg_size, "sort returned %s", clradix_status_string(status));
-        failed = 1;
-    }
-    const size_t first = offsets[0], last = offsets[num_segments];
-    if (!failed && (memcmp(keys, in_keys, first * kb) || memcmp((char *)keys + last * kb, (char *)in_keys + last * kb,
-                                                                 (n - last) * kb))) {
-        snprintf(msg, msg_size, "keys outside the segments changed");
-        failed = 1;
-    }
-    if (!failed && vs
-        && (memcmp(values, in_values, first * vs)
-            || memcmp((char *)values + last * vs, (char *)in_values + last * vs, (n - last) * vs))) {
-        snprintf(msg, msg_size, "values or indices outside the segments changed");
-        failed = 1;
-    }
-    if (!failed && call->kind == SORT_ARGSORT && memcmp(keys, in_keys, n * kb)) {
-        snprintf(msg, msg_size, "argsort changed the keys");
-        failed = 1;
-    }
-    for (size_t s = 0; s < num_segments && !failed; ++s) {
-        const size_t begin = offsets[s], len = lengths[s];
-        size_t *perm = oracle_order(type, (char *)in_keys + begin * kb, len, options);
-        if (call->kind == SORT_ARGSORT) {
-            for (size_t i = 0; i < len && !failed; ++i) {
-                const char *at = (const char *)values + (begin + i) * vs;
-                uint64_t got;
-                if (vs == 4) {
-                    uint32_t v;
-                    memcpy(&v, at, 4);
-                    got = v;
-                } else {
-                    memcpy(&got, at, 8);
-                }
-                if (got != begin + perm[i]) {
-                    snprintf(msg, msg_size, "segment %zu (%zu keys at %zu): index %zu is %llu, want %zu", s, len,
-                             begin, i, (unsigned long long)got, begin + perm[i]);
-                    failed = 1;
-                }
-            }
-        } else {
-            char detail[200];
-            if (check_sorted(type, (char *)in_keys + begin * kb, (char *)keys + begin * kb,
-                             vs ? (char *)in_values + begin * vs : NULL, vs ? (char *)values + begin * vs : NULL, vs,
-                             len, perm, detail, sizeof detail)) {
-                snprintf(msg, msg_size, "segment %zu (%zu keys at %zu): %s", s, len, begin, detail);
-                failed = 1;
-            }
-        }
-        free(perm);
-    }
-    free(offsets);
-    free(in_keys);
-    free(keys);
-    free(in_values);
-    free(values);
-    return failed;
-}
-
 /* A mix that reaches every class under the lowered thresholds (tiny <= 16, local <= 64 or
    256, medium <= 300 .. 1024, large above), empty and length-1 segments among them. */
 static const size_t mix[] = { 0, 1, 2, 5, 16, 17, 64, 65, 200, 0, 300, 301, 1025, 3000, 7, 1, 520, 0 };
@@ -233,7 +70,7 @@ START_TEST(test_classes)
         for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d) {
             const clradix_options *o = &options[(c + d) % 4];
             const size_t gap_before = (c * 7 + d) % 5, gap_after = (c + d * 3) % 4;
-            const int failed = segments_case(&calls[c], type, dists[d], mix, MIX, gap_before, gap_after, o,
+            const int failed = segments_case(&dev, &calls[c], type, dists[d], mix, MIX, gap_before, gap_after, o,
                                              _i * 100 + c * 10 + d, NULL, msg, sizeof msg);
             ck_assert_msg(!failed, "%s, type %d, %s, %s, bits %u..%u%s: %s", s->name, type, dist_name(dists[d]),
                           sort_call_name(&calls[c], name, sizeof name), o->begin_bit, o->end_bit,
@@ -256,9 +93,9 @@ START_TEST(test_shapes_of_work)
     const size_t whole[] = { 20000 };
     char msg[300];
     for (int c = 0; c < NARROW_CALLS; ++c) {
-        ck_assert_msg(!segments_case(&calls[c], CLRADIX_U32, DIST_RANDOM, tiny, 4000, 3, 3, NULL, c, NULL, msg,
+        ck_assert_msg(!segments_case(&dev, &calls[c], CLRADIX_U32, DIST_RANDOM, tiny, 4000, 3, 3, NULL, c, NULL, msg,
                                      sizeof msg), "%s, 4000 tiny segments, call %d: %s", shapes[_i].name, c, msg);
-        ck_assert_msg(!segments_case(&calls[c], CLRADIX_F64, DIST_RANDOM, whole, 1, 0, 0, NULL, c, NULL, msg,
+        ck_assert_msg(!segments_case(&dev, &calls[c], CLRADIX_F64, DIST_RANDOM, whole, 1, 0, 0, NULL, c, NULL, msg,
                                      sizeof msg), "%s, one segment, call %d: %s", shapes[_i].name, c, msg);
     }
     free(tiny);
@@ -277,10 +114,10 @@ START_TEST(test_real_sizes)
     static const clradix_key_type big_types[] = { CLRADIX_U32, CLRADIX_F32, CLRADIX_U64 };
     char msg[300];
     const int c = _i;
-    ck_assert_msg(!segments_case(&big_calls[c], big_types[c], DIST_RANDOM, lengths, 10, 5, 9, NULL, 40 + c, NULL, msg,
+    ck_assert_msg(!segments_case(&dev, &big_calls[c], big_types[c], DIST_RANDOM, lengths, 10, 5, 9, NULL, 40 + c, NULL, msg,
                                  sizeof msg), "own thresholds, call %d: %s", c, msg);
     /* 64-bit keys below 2^32 (the top digits never vary) and one value repeated. */
-    ck_assert_msg(!segments_case(&big_calls[c], CLRADIX_U64, DIST_BOTTOM_DIGIT, lengths, 10, 0, 1, NULL, 50 + c, NULL,
+    ck_assert_msg(!segments_case(&dev, &big_calls[c], CLRADIX_U64, DIST_BOTTOM_DIGIT, lengths, 10, 0, 1, NULL, 50 + c, NULL,
                                  msg, sizeof msg), "own thresholds, low digits, call %d: %s", c, msg);
     close_dev();
 }
@@ -295,7 +132,7 @@ START_TEST(test_user_event)
     ck_assert_int_eq(err, CL_SUCCESS);
     char msg[300];
     const sort_call call = { API_DEVICE, SORT_PAIRS, 8 };
-    ck_assert_msg(!segments_case(&call, CLRADIX_I64, DIST_RANDOM, mix, MIX, 2, 2, NULL, 9, gate, msg, sizeof msg),
+    ck_assert_msg(!segments_case(&dev, &call, CLRADIX_I64, DIST_RANDOM, mix, MIX, 2, 2, NULL, 9, gate, msg, sizeof msg),
                   "%s", msg);
     clReleaseEvent(gate);
     close_dev();
@@ -308,6 +145,7 @@ START_TEST(test_untrusted_offsets)
 {
     open_shape(&shapes[_i]);
     const size_t n = 5000;
+    enum { GAP_BYTE = 0xAB };
     uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 3);
     const cl_uint bad[] = { 100, 4000, 50, 3000, 9000, 7000, 12, 0xFFFFFFFFu, 2 };
     const size_t count = sizeof bad / sizeof bad[0] - 1, guard = 4096;

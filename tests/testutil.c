@@ -370,3 +370,158 @@ void close_dev(void)
 {
     test_device_close(&dev);
 }
+
+/* One segmented call on keys and values (argsort: the indices) of n elements; device calls
+   wait for gate when it is not NULL, and check that their event is still pending before
+   they open it. 0, or 1 with msg filled. */
+static int run_segments(test_device *t, const sort_call *call, clradix_key_type type, void *keys, void *values,
+                        size_t n, const size_t *offsets, size_t num_segments, const clradix_options *options,
+                        cl_event gate, char *msg, size_t msg_size)
+{
+    const size_t kb = key_bytes_of(type), vs = call->kind == SORT_KEYS ? 0 : call->value_size;
+    clradix_status status;
+    if (call->api == API_HOST) {
+        if (call->kind == SORT_KEYS)
+            status = clradix_sort_segments_keys_host(t->sorter, t->host_queue, type, keys, n, offsets, num_segments,
+                                                     options);
+        else if (call->kind == SORT_PAIRS)
+            status = clradix_sort_segments_pairs_host(t->sorter, t->host_queue, type, keys, values, vs, n, offsets,
+                                                      num_segments, options);
+        else
+            status = clradix_argsort_segments_host(t->sorter, t->host_queue, type, keys, values, vs, n, offsets,
+                                                   num_segments, options);
+        if (status != CLRADIX_SUCCESS)
+            snprintf(msg, msg_size, "sort returned %s", clradix_status_string(status));
+        return status != CLRADIX_SUCCESS;
+    }
+    cl_uint *device_offsets = malloc((num_segments + 1) * sizeof *device_offsets);
+    for (size_t i = 0; i <= num_segments; ++i)
+        device_offsets[i] = (cl_uint)offsets[i];
+    cl_int err = CL_SUCCESS, e2 = CL_SUCCESS, e3 = CL_SUCCESS;
+    cl_mem key_buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE, n * kb + 1, NULL, &err);
+    cl_mem value_buffer = vs ? clCreateBuffer(t->context, CL_MEM_READ_WRITE, n * vs + 1, NULL, &e2) : NULL;
+    cl_mem offset_buffer = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                          (num_segments + 1) * sizeof *device_offsets, device_offsets, &e3);
+    free(device_offsets);
+    int failed = err != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS;
+    if (!failed)
+        failed = clEnqueueWriteBuffer(t->queue, key_buffer, CL_TRUE, 0, n * kb, keys, 0, NULL, NULL) != CL_SUCCESS
+              || (vs && clEnqueueWriteBuffer(t->queue, value_buffer, CL_TRUE, 0, n * vs, values, 0, NULL, NULL)
+                            != CL_SUCCESS);
+    if (failed)
+        snprintf(msg, msg_size, "buffers could not be made");
+
+    cl_event done = NULL;
+    const cl_uint waits = gate ? 1 : 0;
+    const cl_event *wait_list = gate ? &gate : NULL;
+    status = CLRADIX_SUCCESS;
+    if (!failed && call->kind == SORT_KEYS)
+        status = clradix_sort_segments_keys(t->sorter, t->queue, type, key_buffer, n, offset_buffer, num_segments,
+                                            options, waits, wait_list, &done);
+    else if (!failed && call->kind == SORT_PAIRS)
+        status = clradix_sort_segments_pairs(t->sorter, t->queue, type, key_buffer, value_buffer, vs, n,
+                                             offset_buffer, num_segments, options, waits, wait_list, &done);
+    else if (!failed)
+        status = clradix_argsort_segments(t->sorter, t->queue, type, key_buffer, value_buffer, vs, n, offset_buffer,
+                                          num_segments, options, waits, wait_list, &done);
+    if (!failed && (status != CLRADIX_SUCCESS || !done)) {
+        snprintf(msg, msg_size, "sort returned %s%s", clradix_status_string(status), done ? "" : " and no event");
+        failed = 1;
+    }
+    if (!failed && gate) {
+        cl_int state = CL_COMPLETE;
+        clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+        if (state <= CL_COMPLETE) {
+            snprintf(msg, msg_size, "the sort did not wait for the user event in its wait list");
+            failed = 1;
+        }
+        clSetUserEventStatus(gate, CL_COMPLETE);
+    }
+    if (!failed
+        && (clEnqueueReadBuffer(t->queue, key_buffer, CL_TRUE, 0, n * kb, keys, 1, &done, NULL) != CL_SUCCESS
+            || (vs && clEnqueueReadBuffer(t->queue, value_buffer, CL_TRUE, 0, n * vs, values, 1, &done, NULL)
+                          != CL_SUCCESS))) {
+        snprintf(msg, msg_size, "the result could not be read");
+        failed = 1;
+    }
+    if (done)
+        clReleaseEvent(done);
+    if (key_buffer)
+        release_buffer(key_buffer);
+    if (value_buffer)
+        release_buffer(value_buffer);
+    if (offset_buffer)
+        release_buffer(offset_buffer);
+    return failed;
+}
+
+enum { GAP_BYTE = 0xAB };
+
+/* Whether the bytes of a and b outside elements [first, last) of size bytes each (n in all)
+   are equal. */
+static int gaps_equal(const void *a, const void *b, size_t size, size_t first, size_t last, size_t n)
+{
+    return !memcmp(a, b, first * size)
+        && !memcmp((const char *)a + last * size, (const char *)b + last * size, (n - last) * size);
+}
+
+int segments_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, const size_t *lengths,
+                  size_t num_segments, size_t gap_before, size_t gap_after, const clradix_options *options,
+                  uint64_t seed, cl_event gate, char *msg, size_t msg_size)
+{
+    size_t *offsets = malloc((num_segments + 1) * sizeof *offsets);
+    offsets[0] = gap_before;
+    for (size_t i = 0; i < num_segments; ++i)
+        offsets[i + 1] = offsets[i] + lengths[i];
+    const size_t n = offsets[num_segments] + gap_after, kb = key_bytes_of(type);
+    const size_t vs = call->kind == SORT_KEYS ? 0 : call->value_size;
+    void *in_keys = make_keys(type, d, n, seed), *keys = malloc(n * kb + 1);
+    void *in_values = NULL, *values = NULL;
+    memcpy(keys, in_keys, n * kb);
+    if (vs) {
+        in_values = make_values(vs, n);
+        if (call->kind == SORT_ARGSORT)
+            memset(in_values, GAP_BYTE, n * vs);  /* what argsort must not write outside the segments */
+        values = malloc(n * vs + 1);
+        memcpy(values, in_values, n * vs);
+    }
+
+    int failed = run_segments(t, call, type, keys, values, n, offsets, num_segments, options, gate, msg, msg_size);
+    const size_t first = offsets[0], last = offsets[num_segments];
+    if (!failed && !gaps_equal(keys, in_keys, kb, first, last, n)) {
+        snprintf(msg, msg_size, "keys outside the segments changed");
+        failed = 1;
+    }
+    if (!failed && vs && !gaps_equal(values, in_values, vs, first, last, n)) {
+        snprintf(msg, msg_size, "values or indices outside the segments changed");
+        failed = 1;
+    }
+    if (!failed && call->kind == SORT_ARGSORT && memcmp(keys, in_keys, n * kb)) {
+        snprintf(msg, msg_size, "argsort changed the keys");
+        failed = 1;
+    }
+    for (size_t s = 0; s < num_segments && !failed; ++s) {
+        const size_t begin = offsets[s], len = lengths[s];
+        size_t *perm = oracle_order(type, (char *)in_keys + begin * kb, len, options);
+        char detail[200];
+        if (call->kind == SORT_ARGSORT) {
+            for (size_t i = 0; i < len; ++i)
+                perm[i] += begin;  /* positions in the whole array */
+            failed = check_argsort(in_keys, keys, 0, (char *)values + begin * vs, vs, len, perm, detail,
+                                   sizeof detail);
+        } else {
+            failed = check_sorted(type, (char *)in_keys + begin * kb, (char *)keys + begin * kb,
+                                  vs ? (char *)in_values + begin * vs : NULL, vs ? (char *)values + begin * vs : NULL,
+                                  vs, len, perm, detail, sizeof detail);
+        }
+        if (failed)
+            snprintf(msg, msg_size, "segment %zu (%zu keys at %zu): %s", s, len, begin, detail);
+        free(perm);
+    }
+    free(offsets);
+    free(in_keys);
+    free(keys);
+    free(in_values);
+    free(values);
+    return failed;
+}

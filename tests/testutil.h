@@ -86,6 +86,14 @@ clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type 
 int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, size_t n,
               const clradix_options *options, uint64_t seed, char *msg, size_t msg_size);
 
+/* Sorts keys of distribution d in segments of the given lengths, with gaps of gap_before
+   and gap_after elements, through a segmented call (device calls wait for gate when it is
+   not NULL, and must not have run before it opens), and checks every segment against the
+   oracle and every gap byte for byte; 0, or 1 with msg filled. */
+int segments_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, const size_t *lengths,
+                  size_t num_segments, size_t gap_before, size_t gap_after, const clradix_options *options,
+                  uint64_t seed, cl_event gate, char *msg, size_t msg_size);
+
 /* Fills dir (a mkdtemp template) with a copy of the kernel sources whose scatter.cl has a
    line that does not compile, for CLRADIX_KERNEL_DIR; remove_folder removes it again. */
 void make_broken_kernel_dir(char *dir);
