@@ -71,10 +71,7 @@ static cl_ulong plan_temporaries(const clradix_sorter *sorter, const radix_progr
 {
     plan_sort(&p->params, &sorter->limits, r->n, plan);
     scratch_needs(&p->params, plan, r, passes, bytes);
-    cl_ulong total = 0;
-    for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        total += bytes[i];
-    return total;
+    return scratch_total(bytes);
 }
 
 /* The program that sorts r: NULL when nothing needs one; the engine for segmented sorts
@@ -232,18 +229,14 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
 
     sort_plan plan;
     size_t bytes[SCRATCH_SLOTS];
-    const cl_ulong total = plan_temporaries(sorter, p, r, passes, &plan, bytes);
-    for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        if (bytes[i] > sorter->limits.max_alloc)
-            return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    /* More than the device has (or the sorter's memory limit allows), before anything of the
-       caller's; or a table too large to scan. */
-    if (total > device_budget(sorter) || !scan_fits(&plan.scan))
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    scratch *s = scratch_acquire(sorter);
-    cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
-    if (err == CL_SUCCESS)
-        err = enqueue_passes(c, p, &plan, r, &k, passes, s);
+    plan_temporaries(sorter, p, r, passes, &plan, bytes);
+    if (!scan_fits(&plan.scan))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* a table too large to scan */
+    scratch *s;
+    clradix_status status = scratch_for(sorter, bytes, &s);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    const cl_int err = enqueue_passes(c, p, &plan, r, &k, passes, s);
     scratch_return(sorter, s, c->last);  /* reused once this sort is over */
     return status_from_cl(err);
 }

@@ -194,6 +194,10 @@ cl_int scratch_reserve(cl_context context, scratch *s, const size_t bytes[SCRATC
 /* Hands s back to the sorter's pool, in use until last_use completes. */
 void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use);
 void scratch_free(scratch *s);
+cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS]);
+/* A set of temporaries of bytes[slot] each, checked against the device's limits and the
+   sorter's budget first (CLRADIX_ERROR_OUT_OF_RESOURCES); handed back with scratch_return. */
+clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SLOTS], scratch **s);
 
 /* dispatch.c: enqueue one validated sort; the caller must not hold the sorter's lock. */
 typedef struct sort_request {

@@ -71,3 +71,30 @@ void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use)
     else
         scratch_free(s);
 }
+
+cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS])
+{
+    cl_ulong total = 0;
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        total += bytes[i];
+    return total;
+}
+
+clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SLOTS], scratch **out)
+{
+    /* Each buffer within the device's largest allocation, all of them within its memory
+       (or the sorter's memory limit): checked before anything of the caller's is touched. */
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        if (bytes[i] > sorter->limits.max_alloc)
+            return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    if (scratch_total(bytes) > device_budget(sorter))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    scratch *s = scratch_acquire(sorter);
+    cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
+    if (err != CL_SUCCESS) {
+        scratch_return(sorter, s, NULL);
+        return status_from_cl(err);
+    }
+    *out = s;
+    return CLRADIX_SUCCESS;
+}

@@ -84,10 +84,7 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
         plan_scan(max_blocks * radix, q->scan_wg, &plan->scan);
         scan_bytes(&plan->scan, bytes);
     }
-    cl_ulong total = 0;
-    for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        total += bytes[i];
-    return total;
+    return scratch_total(bytes);
 }
 
 cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
@@ -213,38 +210,32 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
 {
     engine_plan plan;
     size_t bytes[SCRATCH_SLOTS];
-    const cl_ulong total = plan_engine(sorter, p, r, &plan, bytes);
-    if (!total || total > device_budget(sorter) || (plan.levels && !scan_fits(&plan.scan)))
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        if (bytes[i] > sorter->limits.max_alloc)
-            return CLRADIX_ERROR_OUT_OF_RESOURCES;
-
-    scratch *s = scratch_acquire(sorter);
-    cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
-    if (err == CL_SUCCESS) {
-        const int argsort = r->argsort;
-        engine_buffers b = {
-            .primary = argsort ? s->buffer[SCRATCH_KEYS_2] : r->keys,
-            .secondary = s->buffer[SCRATCH_KEYS],
-            .primary_values = r->values,
-            .secondary_values = s->buffer[SCRATCH_VALUES],
-            .jobs = s->buffer[SCRATCH_JOBS],
-            .state = s->buffer[SCRATCH_STATE],
-            .job_blocks = s->buffer[SCRATCH_JOB_BLOCKS],
-            .blocks = s->buffer[SCRATCH_BLOCKS],
-            .chosen = s->buffer[SCRATCH_CHOSEN],
-            .table_all = s->buffer[SCRATCH_TABLE_ALL],
-            .bits = s->buffer[SCRATCH_BITS],
-            .table = s->buffer[SCRATCH_LEVELS],
-        };
-        const cl_uint words = (cl_uint)(bytes[SCRATCH_STATE] / sizeof(cl_uint));
-        err = set_args(p->seg_start, 2, ARG(b.state), ARG(words));
-        if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->seg_start, 1, p->params.scan_wg);
-        if (err == CL_SUCCESS)
-            err = enqueue_jobs(c, p, &plan, r, &b, s);
-    }
+    if (!plan_engine(sorter, p, r, &plan, bytes) || (plan.levels && !scan_fits(&plan.scan)))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* lists past 32-bit indices, or a table too large to scan */
+    scratch *s;
+    const clradix_status status = scratch_for(sorter, bytes, &s);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    const engine_buffers b = {
+        .primary = r->argsort ? s->buffer[SCRATCH_KEYS_2] : r->keys,
+        .secondary = s->buffer[SCRATCH_KEYS],
+        .primary_values = r->values,
+        .secondary_values = s->buffer[SCRATCH_VALUES],
+        .jobs = s->buffer[SCRATCH_JOBS],
+        .state = s->buffer[SCRATCH_STATE],
+        .job_blocks = s->buffer[SCRATCH_JOB_BLOCKS],
+        .blocks = s->buffer[SCRATCH_BLOCKS],
+        .chosen = s->buffer[SCRATCH_CHOSEN],
+        .table_all = s->buffer[SCRATCH_TABLE_ALL],
+        .bits = s->buffer[SCRATCH_BITS],
+        .table = s->buffer[SCRATCH_LEVELS],
+    };
+    const cl_uint words = (cl_uint)(bytes[SCRATCH_STATE] / sizeof(cl_uint));
+    cl_int err = set_args(p->seg_start, 2, ARG(b.state), ARG(words));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->seg_start, 1, p->params.scan_wg);
+    if (err == CL_SUCCESS)
+        err = enqueue_jobs(c, p, &plan, r, &b, s);
     scratch_return(sorter, s, c->last);  /* reused once this sort is over */
     return status_from_cl(err);
 }

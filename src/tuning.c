@@ -32,12 +32,11 @@ typedef struct tuning_row {
    hist_copies, fused (1 no, 2 yes), small_n (1: none); strategy, medium_n, local_n. */
 static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
-       that fit the caches; POCL runs a work-group on one thread. Partitioning first
-       (STRATEGY=2) measured 1.2-1.75x faster (README), but the engine's kernels still draw
-       oclgrind reports, so flat sorts stay LSD passes until they are clean. Segments of up
-       to 2^17 keys (two copies of 32-bit keys in 1 MiB) in local memory, which is cached
-       memory there, and up to 2^18 by passes of their own. Measured on POCL 3.1. */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_LSD, 262144, 131072 },
+       that fit the caches; POCL runs a work-group on one thread. Flat sorts partition
+       first (1.04-1.97x faster than LSD passes from 2^17 to 2^26 keys, README): segments
+       of up to 2^17 keys (two copies of 32-bit keys in 1 MiB) in local memory, which is
+       cached memory there, larger ones partitioned again. Measured on POCL 3.1. */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072 },
       "CPUs" },
     /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
        4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
