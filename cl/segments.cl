@@ -486,10 +486,61 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_
 
 /*
  * Medium jobs: a work-group sorts one at a time by LSD digit passes between the job's
- * ranges of the two buffers (which stay in a CPU core's cache), a tile at a time as a
- * global pass does; a digit in which every key is the same is skipped. The result is
- * copied to the primary buffers if the last pass left it in the secondary ones.
+ * ranges of the two buffers (which stay in a CPU core's cache); a digit in which every key
+ * is the same is skipped. The result is copied to the primary buffers if the last pass
+ * left it in the secondary ones.
  */
+#if WG == 1
+/* One work-item per group (CPUs): counts, their prefix, and each key straight to its slot
+   in order, so stably; plain loops without barriers (the tile version costs POCL seconds
+   to compile). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+{
+    __local uint next_slot[RADIX];
+    const uint count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
+    for (uint j; (j = atomic_inc(&state[STATE_NEXT(LIST_MEDIUM)])) < count;) {
+        const seg_job job = jobs[LIST_MEDIUM * cap + j];
+        const uint len = job.y - job.x;
+        uint where = job.w;
+        for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
+            const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
+            __global const radix_key *src = KEYS_IN(where) + job.x;
+            __global radix_key *dst = KEYS_IN(!where) + job.x;
+            IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;
+                      __global radix_value *dst_values = VALUES_IN(!where) + job.x;)
+            for (uint d = 0; d < RADIX; ++d)
+                next_slot[d] = 0;
+            for (uint t = 0; t < len; ++t)
+                ++next_slot[digit_of(src[t], spec)];
+            uint sum = 0, trivial = 0;
+            for (uint d = 0; d < RADIX; ++d) {
+                const uint c = next_slot[d];
+                trivial |= c == len;  /* one digit holds every key: nothing moves */
+                next_slot[d] = sum;
+                sum += c;
+            }
+            if (trivial)
+                continue;
+            for (uint t = 0; t < len; ++t) {
+                const radix_key key = src[t];
+                const uint slot = next_slot[digit_of(key, spec)]++;
+                if (slot < len) {  /* only overlapping jobs can count other keys than they move */
+                    dst[slot] = key;
+                    IF_VALUES(dst_values[slot] = src_values[t];)
+                }
+            }
+            where = !where;
+        }
+        if (where)
+            for (uint t = job.x; t < job.y; ++t) {
+                primary[t] = secondary[t];
+                IF_VALUES(primary_values[t] = secondary_values[t];)
+            }
+    }
+}
+#else
+/* Several work-items: a tile at a time, as a global pass does. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
 {
@@ -518,24 +569,20 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
                 trivial = 0;
             barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
             for (uint t = lid; t < len; t += WG)
-#if WG == 1
-                ++run_begin[digit_of(src[t], spec)];
-#else
                 atomic_inc(&run_begin[PAD(digit_of(src[t], spec))]);
-#endif
             barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
             for (uint d = lid; d < RADIX; d += WG)
                 if (run_begin[PAD(d)] == len)
                     trivial = 1;  /* one digit holds every key: one writer */
             group_exclusive_scan(run_begin, RADIX);  /* its barriers also publish trivial */
-            if (trivial)
-                continue;  /* the same for every work-item */
-            for (uint d = lid; d < RADIX; d += WG)
-                digit_next[d] = job.x + run_begin[PAD(d)];
-            scatter_range(src, IF_VALUES(src_values,) len, spec, tile_a, tile_b, IF_VALUES(values_a, values_b,)
-                          counters, &moved, run_begin, digit_next, job.y, KEYS_IN(!where)
-                          IF_VALUES(, VALUES_IN(!where)));
-            where = !where;
+            if (!trivial) {  /* the same for every work-item */
+                for (uint d = lid; d < RADIX; d += WG)
+                    digit_next[d] = job.x + run_begin[PAD(d)];
+                scatter_range(src, IF_VALUES(src_values,) len, spec, tile_a, tile_b, IF_VALUES(values_a, values_b,)
+                              counters, &moved, run_begin, digit_next, job.y, KEYS_IN(!where)
+                              IF_VALUES(, VALUES_IN(!where)));
+                where = !where;
+            }
         }
         barrier(CLK_GLOBAL_MEM_FENCE);  /* the last pass's keys are written */
         if (where)
@@ -545,6 +592,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
             }
     }
 }
+#endif
 
 /* Jobs with nothing left to sort whose keys lie in the secondary buffers: copied to the
    primary ones, a work-group per job at a time. */
