@@ -17,14 +17,16 @@
 typedef struct row {
     const char *name;
     clradix_tuning tuning;
+    const char *environment;  /* CLRADIX_TUNING while the sorter is made, or NULL */
 } row;
 
+/* These reach LSD paths: by LSD passes (test_segments runs the engine at odd shapes). */
 static const row extra_rows[] = {
-    { "radix4", { .radix_bits = 4 } },
+    { "radix4", { .radix_bits = 4 }, "STRATEGY=1" },
     /* Odd pass counts (5-bit digits), uneven rank rounds, tiny tiles, many blocks, fused
        counting by several work-items, and no single-launch path. */
     { "radix5", { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .hist_copies = 2,
-                  .fused = 2, .groups_per_unit = 3, .small_n = 1 } },
+                  .fused = 2, .groups_per_unit = 3, .small_n = 1 }, "STRATEGY=1" },
 };
 enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0], MAX_ROWS = 32 };
 
@@ -32,7 +34,7 @@ enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0], MAX_ROWS = 32 };
 static int rows_under_test(row rows[MAX_ROWS])
 {
     int count = 0;
-    rows[count++] = (row){ "the device's own", { 0 } };
+    rows[count++] = (row){ "the device's own", { 0 }, NULL };
     clradix_tuning t;
     const char *devices;
     for (unsigned r = 0; clradix_tuning_row(r, &t, &devices) == CLRADIX_SUCCESS && count < MAX_ROWS; ++r) {
@@ -40,7 +42,7 @@ static int rows_under_test(row rows[MAX_ROWS])
         for (int e = 0; e < count; ++e)
             repeated |= !memcmp(&rows[e].tuning, &t, sizeof t);
         if (!strstr(devices, "GPU") && !repeated)
-            rows[count++] = (row){ devices, t };
+            rows[count++] = (row){ devices, t, NULL };
     }
     for (int e = 0; e < EXTRA_ROWS && count < MAX_ROWS; ++e)
         rows[count++] = extra_rows[e];
@@ -53,13 +55,12 @@ static int row_count(void)
     return rows_under_test(rows);
 }
 
-/* Row r's parameters and name. */
-static clradix_tuning row_tuning(int r, const char **name)
+/* Row r. */
+static row row_at(int r)
 {
     row rows[MAX_ROWS];
     rows_under_test(rows);
-    *name = rows[r].name;
-    return rows[r].tuning;
+    return rows[r];
 }
 
 static size_t tile;  /* keys per tile of the row under test */
@@ -67,8 +68,12 @@ static size_t tile;  /* keys per tile of the row under test */
 /* Opens the sorter of row r in the test body (after Check's fork). */
 static void open_row(int r, const char **name)
 {
-    const clradix_tuning tuning = row_tuning(r, name);
-    open_dev(&tuning);
+    const row chosen = row_at(r);
+    *name = chosen.name;
+    if (chosen.environment)
+        setenv("CLRADIX_TUNING", chosen.environment, 1);
+    open_dev(&chosen.tuning);
+    unsetenv("CLRADIX_TUNING");
     clradix_tuning used;
     ck_assert_int_eq(clradix_sorter_tuning(dev.sorter, &used), CLRADIX_SUCCESS);
     tile = (size_t)used.work_group_size * used.keys_per_item;
