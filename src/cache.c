@@ -2,7 +2,11 @@
  * On-disk cache of compiled programs, so that a new process skips the OpenCL C compiler.
  *
  * Folder: $CLRADIX_CACHE_DIR, else $XDG_CACHE_HOME/clradix, else $HOME/.cache/clradix;
- * CLRADIX_CACHE=0 turns the cache off. An entry is named by a 128-bit hash of the
+ * CLRADIX_CACHE=0 turns the cache off, 1 on for every device. By default it is off on POCL,
+ * which keeps a cache of its own (a new process then creates a sorter in tens of
+ * milliseconds) and compiles kernels as they are first launched: asking it for a binary
+ * makes it compile every kernel of the program at once, which costs a new machine about
+ * four times the compile time of the kernels a sort really launches. An entry is named by a 128-bit hash of the
  * platform, device, driver version, kernel sources and build options, and holds a
  * header (magic, that hash, the binary's length and checksum) before the binary. It is
  * written to a temporary file and renamed into place, so a reader never sees half an
@@ -75,17 +79,21 @@ void cache_key(cl_device_id device, const char *const *sources, int count, const
     hash_text(key, options);
 }
 
-int cache_enabled(void)
+int cache_enabled(cl_device_id device)
 {
     const char *setting = getenv("CLRADIX_CACHE");
-    return !setting || strcmp(setting, "0") != 0;
+    if (setting && *setting)
+        return strcmp(setting, "0") != 0;
+    cl_platform_id platform = NULL;
+    char name[256] = "";
+    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+    return !strstr(name, "Portable Computing Language");  /* POCL: its own cache (see above) */
 }
 
 /* The entry's path in buf, creating the folder; 0 when the cache is off or has no folder. */
 static int entry_path(const uint64_t key[2], char *buf, size_t size)
 {
-    if (!cache_enabled())
-        return 0;
     char dir[3072];
     const char *base = getenv("CLRADIX_CACHE_DIR");
     if (base && *base) {

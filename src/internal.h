@@ -172,7 +172,7 @@ int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, uns
 int tuning_halve_wg(radix_params *params, int scan_kernel);
 
 /* cache.c: compiled programs on disk. */
-int cache_enabled(void);  /* 0 when CLRADIX_CACHE is 0 */
+int cache_enabled(cl_device_id device);  /* CLRADIX_CACHE, else on except on POCL */
 void cache_key(cl_device_id device, const char *const *sources, int count, const char *options, uint64_t key[2]);
 unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
 void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);

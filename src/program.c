@@ -212,8 +212,7 @@ void program_release(radix_program *p)
 static void store_binary(cl_program program, const uint64_t key[2])
 {
     size_t length = 0;
-    if (!cache_enabled()
-        || clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) != CL_SUCCESS || length == 0)
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) != CL_SUCCESS || length == 0)
         return;
     unsigned char *binary = malloc(length);
     unsigned char *binaries[] = { binary };
@@ -294,8 +293,11 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
 
     const int count = source_count(kind);
     uint64_t key[2];
-    cache_key(sorter->device, texts, count, options, key);
-    p->program = load_cached(sorter, key, options);
+    const int cached = cache_enabled(sorter->device);
+    if (cached) {
+        cache_key(sorter->device, texts, count, options, key);
+        p->program = load_cached(sorter, key, options);
+    }
     if (p->program) {
         clradix_status status = create_kernels(sorter, p, kind, value_bytes, retry);
         if (status == CLRADIX_SUCCESS || *retry)
@@ -313,7 +315,8 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
         return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
                                                                                   : status_from_cl(err);
     }
-    store_binary(p->program, key);
+    if (cached)
+        store_binary(p->program, key);
     return create_kernels(sorter, p, kind, value_bytes, retry);
 }
 

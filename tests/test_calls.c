@@ -649,7 +649,7 @@ START_TEST(test_program_cache)
     ino_t inodes[8];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("CLRADIX_CACHE_DIR", dir, 1);
-    unsetenv("CLRADIX_CACHE");
+    setenv("CLRADIX_CACHE", "1", 1);  /* also on POCL, where it is off by default */
     setenv("CLRADIX_TUNING", "STRATEGY=1", 1);  /* one program per variant: the LSD passes alone */
 
     sort_with_new_sorter(CLRADIX_U32);
@@ -731,6 +731,7 @@ START_TEST(test_program_cache_processes)
     ino_t inodes[8];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("CLRADIX_CACHE_DIR", dir, 1);
+    setenv("CLRADIX_CACHE", "1", 1);
     setenv("CLRADIX_TUNING", "STRATEGY=1", 1);  /* one program per variant: the LSD passes alone */
     enum { PROCESSES = 3 };
     pid_t children[PROCESSES];
@@ -754,6 +755,7 @@ START_TEST(test_program_cache_processes)
     }
     ck_assert_int_eq(cache_files(dir, names, inodes), 1);
     unsetenv("CLRADIX_CACHE_DIR");
+    unsetenv("CLRADIX_CACHE");
     unsetenv("CLRADIX_TUNING");
     remove_folder(dir);
 }

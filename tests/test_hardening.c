@@ -219,6 +219,7 @@ START_TEST(test_cache_entry_without_kernels)
     char dir[] = "/tmp/clradix-cache-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("CLRADIX_CACHE_DIR", dir, 1);
+    setenv("CLRADIX_CACHE", "1", 1);  /* also on POCL, where it is off by default */
     clradix_sorter *sorter;
     ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &sorter), CLRADIX_SUCCESS);  /* fills the cache */
     clradix_sorter_release(sorter);
@@ -241,6 +242,7 @@ START_TEST(test_cache_entry_without_kernels)
     }
     clradix_testing_count_only(NULL);
     unsetenv("CLRADIX_CACHE_DIR");
+    unsetenv("CLRADIX_CACHE");
     remove_folder(dir);
 }
 END_TEST
