@@ -50,7 +50,10 @@ typedef struct check_case {
 static const size_t mix[] = { 0, 1, 17, 2, 64, 65, 300, 1025, 16, 0, 700, 5 };
 enum { MIX = sizeof mix / sizeof mix[0] };
 
-/* Shapes: the device's own (clamped to oclgrind's 32 KiB of local memory), 4-bit digits
+/* 64-bit keys at GPU shapes sort bits 40 .. 64 (three passes): every kernel of their
+   variants runs, without oclgrind simulating five more passes of the same code by hundreds
+   of work-items.
+   Shapes: the device's own (clamped to oclgrind's 32 KiB of local memory), 4-bit digits
    without and with FUSED, GPU-like ranks in two rounds, 5-bit digits with uneven rounds,
    and the table's GPU rows (rows 1 and 4) at GPU limits. */
 #define OWN { 0 }
@@ -86,7 +89,7 @@ static const check_case cases[] = {
     { "radix4-fused", RADIX4_FUSED, "", { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 16), { 0 } } } },
     { "radix4-fused", RADIX4_FUSED, "", { { CLRADIX_F64, DIST_TOP_DIGIT, 1500, KEYS(DEVICE), { 4, 60, 1 } } } },
     { "gpu-like", GPU_LIKE, "", { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } } } },
-    { "gpu-like", GPU_LIKE, "", { { CLRADIX_I64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 4), { 0 } } } },
+    { "gpu-like", GPU_LIKE, "", { { CLRADIX_I64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 4), { 40, 64, 0 } } } },
     { "gpu-like", GPU_LIKE, "", { { CLRADIX_F32, DIST_RANDOM, 400, PAIRS(DEVICE, 16), { 0 } } } },  /* one launch */
     { "gpu-like", GPU_LIKE, "", { { CLRADIX_U32, DIST_RANDOM, 300, ARGSORT(DEVICE, 8), { 0, 0, 1 } } } },
     { "radix5", RADIX5, "", { { CLRADIX_U32, DIST_RANDOM, 2000, PAIRS(DEVICE, 4), { 3, 29, 0 } } } },
@@ -97,16 +100,16 @@ static const check_case cases[] = {
     /* The GPU rows at GPU limits: several tiles and groups, and the one-launch path. */
     { "gpu-row-48k", GPU_ROW, LIMITS_48K,
       { { CLRADIX_U32, DIST_RANDOM, 5000, KEYS(DEVICE), { 0 } },
-        { CLRADIX_F64, DIST_RANDOM, 2500, PAIRS(HOST, 16), { 0, 0, 1 } } } },
+        { CLRADIX_F64, DIST_RANDOM, 2500, PAIRS(HOST, 16), { 40, 64, 1 } } } },
     { "gpu-row-64k", GPU_ROW, LIMITS_64K,
       { { CLRADIX_I32, DIST_LOW_ENTROPY, 4500, PAIRS(DEVICE, 8), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 1500, ARGSORT(DEVICE, 8), { 0 } } } },
     { "other-gpu-row-48k", OTHER_GPU_ROW, LIMITS_48K,
-      { { CLRADIX_U64, DIST_RANDOM, 2500, ARGSORT(HOST, 4), { 0 } },
+      { { CLRADIX_U64, DIST_RANDOM, 2500, ARGSORT(HOST, 4), { 40, 64, 0 } },
         { CLRADIX_F32, DIST_RANDOM, 700, PAIRS(DEVICE, 4), { 0 } } } },
     { "other-gpu-row-64k", OTHER_GPU_ROW, LIMITS_64K,
       { { CLRADIX_U32, DIST_RANDOM, 3500, PAIRS(DEVICE, 16), { 5, 27, 0 } },
-        { CLRADIX_I64, DIST_SIXTEEN, 1200, KEYS(DEVICE), { 0 } } } },
+        { CLRADIX_I64, DIST_SIXTEEN, 1200, KEYS(DEVICE), { 40, 64, 0 } } } },
 
     /* Sequences on one sorter: the uninitialised reads once reported after pairs of one key
        (the default device and sorter), then mixed widths, value sizes, growing and
@@ -125,13 +128,13 @@ static const check_case cases[] = {
     { "gpu-like", GPU_LIKE, "",
       { { CLRADIX_U32, DIST_RANDOM, 3000, PAIRS(HOST, 4), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 300, KEYS(DEVICE), { 0 } },
-        { CLRADIX_I64, DIST_RANDOM, 2600, ARGSORT(HOST, 8), { 0 } },
+        { CLRADIX_I64, DIST_RANDOM, 2600, ARGSORT(HOST, 8), { 40, 64, 0 } },
         { CLRADIX_F32, DIST_RANDOM, 4000, PAIRS(DEVICE, 8), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 1200, KEYS(HOST), { 0 } } } },
     { "gpu-row-48k", GPU_ROW, LIMITS_48K,
       { { CLRADIX_U32, DIST_RANDOM, 2, PAIRS(HOST, 4), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 4500, KEYS(HOST), { 0 } },
-        { CLRADIX_U64, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0 } },
+        { CLRADIX_U64, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 40, 64, 0 } },
         { CLRADIX_U32, DIST_RANDOM, 900, ARGSORT(HOST, 8), { 0 } } } },
 
     /* The segmented-sort engine: flat sorts that partition first (levels, re-queued jobs
@@ -159,10 +162,10 @@ static const check_case cases[] = {
     { "gpu-row-48k engine", GPU_ROW, LIMITS_48K,
       { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
         { CLRADIX_F32, DIST_RANDOM, 1, PAIRS(DEVICE, 16), { 0 }, mix },
-        { CLRADIX_U64, DIST_RANDOM, 1200, ARGSORT(DEVICE, 8), { 0, 0, 1 } } },
+        { CLRADIX_U64, DIST_RANDOM, 1200, ARGSORT(DEVICE, 8), { 40, 64, 1 } } },
       ENGINE_GPU },
     { "other-gpu-row-64k engine", OTHER_GPU_ROW, LIMITS_64K,
-      { { CLRADIX_I64, DIST_RANDOM, 1200, PAIRS(DEVICE, 8), { 0 } },
+      { { CLRADIX_I64, DIST_RANDOM, 1200, PAIRS(DEVICE, 8), { 40, 64, 0 } },
         { CLRADIX_U32, DIST_SIXTEEN, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
       ENGINE_GPU },
 };

@@ -3,10 +3,13 @@
 # uninitialised-memory checks, each in a process of its own and with the device limits the
 # case asks for (see kernel_check.c), and fails when a case fails or oclgrind reported
 # anything: oclgrind itself exits 0 either way.
-# Usage: oclgrind-check.sh KERNEL_CHECK OCLGRIND_REUSE
+# Usage: oclgrind-check.sh KERNEL_CHECK OCLGRIND_REUSE [PART PARTS]: with PART and PARTS,
+# only the cases i with i % PARTS == PART (so that parts run side by side).
 set -u
 program=$1
 reuse=$2
+part=${3:-0}
+parts=${4:-1}
 command -v oclgrind >/dev/null 2>&1 || { echo "oclgrind is not installed (scripts/install-deps.sh installs it)"; exit 1; }
 
 # Whether this oclgrind still misreports buffers at reused addresses (tests/oclgrind-reuse.c).
@@ -23,6 +26,10 @@ failed=0
 reports=0
 i=0
 while [ "$i" -lt "$count" ]; do
+    if [ $((i % parts)) -ne "$part" ]; then
+        i=$((i + 1))
+        continue
+    fi
     log=oclgrind-case-$i.log
     rm -f "$log"
     # shellcheck disable=SC2046  # the options are words
@@ -36,5 +43,5 @@ while [ "$i" -lt "$count" ]; do
     fi
     i=$((i + 1))
 done
-echo "oclgrind: $count cases, $reports reports"
+echo "oclgrind: cases $part of every $parts of $count, $reports reports"
 exit "$failed"

@@ -339,6 +339,12 @@ static int devices_available(unsigned min)
     return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+int test_full_scope(void)
+{
+    const char *repeat = getenv("CLRADIX_TEST_REPEAT");
+    return !repeat || strcmp(repeat, "1") != 0;
+}
+
 int run_device_suite(Suite *suite, const char *name)
 {
     return run_suite_with_devices(suite, name, 1);

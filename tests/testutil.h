@@ -99,6 +99,11 @@ int segments_case(test_device *t, const sort_call *call, clradix_key_type type, 
 void make_broken_kernel_dir(char *dir);
 void remove_folder(const char *dir);
 
+/* 0 in a repeat run (CLRADIX_TEST_REPEAT=1: POCL's basic device after its pthread one, and
+   the sanitizer build), which covers the cases that can differ there (every call, size
+   and type on the device's own shape) rather than every kernel shape again. */
+int test_full_scope(void);
+
 /* Runs a suite that needs an OpenCL device: exits with TEST_SKIP where there is none
    (looked for in a forked child, so this process never touches OpenCL before Check
    forks), else runs it and returns the exit status for main. */
