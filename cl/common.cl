@@ -60,6 +60,13 @@
 #define RANK_RADIX (1u << RANK_BITS)
 #define RANK_ROUNDS ((RADIX_BITS + RANK_BITS - 1) / RANK_BITS)
 #define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)  /* most passes of a sort */
+/* Words of the counters of rank_round and local_sort: a column per work-item, or with one
+   work-item a row per RANK_BITS-wide round of the key (local_sort counts them all at once). */
+#if WG == 1
+#define RANK_COUNTERS (RANK_RADIX * ((KEY_BITS + RANK_BITS - 1) / RANK_BITS))
+#else
+#define RANK_COUNTERS (RANK_RADIX * WG)
+#endif
 
 /*
  * Local memory on GPUs is spread over 32 banks of 4 bytes, and work-items of one warp or
@@ -264,29 +271,64 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
 
 /*
  * Sorts the n keys (and values) at PAD(i) of keys_a stably by bits [begin_bit, end_bit)
- * of their image, in RANK_BITS-wide ranking rounds between the two buffers (a round in
- * which every key has the same digit moves nothing). Returns 1 when the result lies in
- * the `b` buffers. Every work-item must call it after the keys are loaded and a barrier;
- * it ends with a barrier.
+ * of their image, in RANK_BITS-wide rounds between the two buffers (a round in which
+ * every key has the same digit moves nothing). Returns 1 when the result lies in the `b`
+ * buffers. Every work-item must call it after the keys are loaded and a barrier; it ends
+ * with a barrier. counters holds RANK_COUNTERS words.
  */
 int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
                uint n, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor, __local uint *counters,
                __local uint *moved)
 {
-    const uint chunk = (n + WG - 1) / WG;
     __local radix_key *sorted = keys_a, *spare = keys_b;
     IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
     int in_b = 0;
+#if WG == 1
+    /* One work-item: one read counts the digits of every round, then each round that
+       moves keys puts each straight to its slot, in order. */
+    const uint rounds = end_bit > begin_bit ? (end_bit - begin_bit + RANK_BITS - 1) / RANK_BITS : 0;
+    const uint width = end_bit - begin_bit;
+    const radix_key mask = width >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << width) - 1);
+    for (uint i = 0; i < RANK_COUNTERS; ++i)
+        counters[i] = 0;
+    for (uint t = 0; t < n; ++t) {
+        const radix_key image = (image_of(keys_a[t], pos_xor, neg_xor) >> begin_bit) & mask;
+#pragma unroll
+        for (uint r = 0; r < RANK_COUNTERS / RANK_RADIX; ++r)  /* every row: a loop the compiler unrolls */
+            ++counters[r * RANK_RADIX + ((uint)(image >> (r * RANK_BITS)) & (RANK_RADIX - 1))];
+    }
+    for (uint r = 0; r < rounds; ++r) {
+        __local uint *slot = counters + r * RANK_RADIX;
+        uint sum = 0, trivial = 0;
+        for (uint d = 0; d < RANK_RADIX; ++d) {
+            const uint c = slot[d];
+            trivial |= c == n;  /* one digit holds every key: nothing moves */
+            slot[d] = sum;
+            sum += c;
+        }
+        if (trivial)
+            continue;
+        const uint shift = begin_bit + r * RANK_BITS;
+        const digit_spec sub = { pos_xor, neg_xor, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
+        for (uint t = 0; t < n; ++t) {
+            const radix_key key = sorted[t];
+            const uint at = slot[digit_of(key, sub)]++;
+            spare[at] = key;
+            IF_VALUES(spare_values[at] = sorted_values[t];)
+        }
+#else
+    const uint chunk = (n + WG - 1) / WG;
     for (uint shift = begin_bit; shift < end_bit; shift += RANK_BITS) {
         const digit_spec sub = { pos_xor, neg_xor, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
-        if (rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) n, chunk, sub, counters, moved, 0)) {
-            __local radix_key *keys = sorted;
-            sorted = spare;
-            spare = keys;
-            IF_VALUES(__local radix_value *values = sorted_values; sorted_values = spare_values; spare_values = values;)
-            in_b = !in_b;
-        }
+        if (!rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) n, chunk, sub, counters, moved, 0))
+            continue;
+#endif
+        __local radix_key *keys = sorted;
+        sorted = spare;
+        spare = keys;
+        IF_VALUES(__local radix_value *values = sorted_values; sorted_values = spare_values; spare_values = values;)
+        in_b = !in_b;
     }
     return in_b;
 }

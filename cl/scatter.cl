@@ -53,7 +53,7 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
-    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint counters[PAD(RANK_COUNTERS)];
     __local uint digit_next[RADIX];     /* output slot of the block's next key of each digit */
     __local uint run_begin[PAD(RADIX)]; /* where each digit's run starts in the sorted tile */
     __local uint moved;

@@ -269,56 +269,61 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
 /*
  * Each block counts the digits of its job's top digit position (table_all[block * RADIX +
  * digit]) and the OR and AND of its keys' images (bits[2 * block], bits[2 * block + 1]),
- * from which seg_decide sees which digits vary. Groups past the level's blocks clear
- * their part of the scan table instead, which is scanned whole.
+ * from which seg_decide sees which digits vary. Blocks past the level's clear their part
+ * of the scan table instead, which is scanned whole. Every group takes every
+ * get_num_groups-th block: groups with nothing to do would keep POCL from running the
+ * others side by side (it hands a thread consecutive groups). Barriers are never under a
+ * branch (POCL miscompiles some that are): a hole counts no keys.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
                    uint block_len, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor,
-                   __global const uint2 *blocks, __global uint *table_all, __global radix_key *bits,
+                   __global const uint2 *blocks, uint max_blocks, __global uint *table_all, __global radix_key *bits,
                    __global uint *table)
 {
     __local uint counts[HIST_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
-    const uint lid = get_local_id(0), b = get_group_id(0);
-    if (b >= state[STATE_BLOCKS(level)] || blocks[b].x == NO_DIGIT) {
-        for (uint d = lid; d < RADIX; d += WG)
-            table[b * RADIX + d] = 0;
-        return;
-    }
-    const uint2 block = blocks[b];
-    const seg_job job = large_list(LIST_PASS, level)[block.x];
-    const uint begin = job.x + block.y * block_len, count = min(block_len, job.y - begin);
-    const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, pos_xor, neg_xor);
-    __global const radix_key *keys = KEYS_IN(job.w) + begin;
+    const uint lid = get_local_id(0), level_blocks = state[STATE_BLOCKS(level)];
     __local uint *mine = counts + (lid % HIST_COPIES) * (RADIX + 1);
+    for (uint b = get_group_id(0); b < max_blocks; b += get_num_groups(0)) {
+        const int hole = b >= level_blocks || blocks[b].x == NO_DIGIT;
+        const uint2 block = hole ? (uint2)(0, 0) : blocks[b];
+        const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
+        const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
+        const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, pos_xor, neg_xor);
+        __global const radix_key *keys = KEYS_IN(job.w) + begin;
 
-    for (uint i = lid; i < HIST_COPIES * (RADIX + 1); i += WG)
-        counts[i] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
-    radix_key any = 0, all = ~(radix_key)0;
-    for (uint i = lid; i < count; i += WG) {
-        const radix_key image = image_of(keys[i], pos_xor, neg_xor);
-        any |= image;
-        all &= image;
-        count_digit(mine, (uint)(image >> top.shift) & top.mask);
-    }
-    ors[lid] = any;
-    ands[lid] = all;
-    barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */
-    for (uint d = lid; d < RADIX; d += WG) {
-        uint sum = 0;
-        for (uint c = 0; c < HIST_COPIES; ++c)
-            sum += counts[c * (RADIX + 1) + d];
-        table_all[b * RADIX + d] = sum;
-    }
-    if (lid == 0) {
-        for (uint i = 1; i < WG; ++i) {
-            any |= ors[i];
-            all &= ands[i];
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
+        for (uint i = lid; i < HIST_COPIES * (RADIX + 1); i += WG)
+            counts[i] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
+        radix_key any = 0, all = ~(radix_key)0;
+        for (uint i = lid; i < count; i += WG) {
+            const radix_key image = image_of(keys[i], pos_xor, neg_xor);
+            any |= image;
+            all &= image;
+            count_digit(mine, (uint)(image >> top.shift) & top.mask);
         }
-        bits[2 * b] = any;
-        bits[2 * b + 1] = all;
+        ors[lid] = any;
+        ands[lid] = all;
+        barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */
+        for (uint d = lid; d < RADIX; d += WG) {
+            uint sum = 0;
+            for (uint c = 0; c < HIST_COPIES; ++c)
+                sum += counts[c * (RADIX + 1) + d];
+            if (hole)
+                table[b * RADIX + d] = 0;
+            else
+                table_all[b * RADIX + d] = sum;
+        }
+        if (lid == 0 && !hole) {
+            for (uint i = 1; i < WG; ++i) {
+                any |= ors[i];
+                all &= ands[i];
+            }
+            bits[2 * b] = any;
+            bits[2 * b + 1] = all;
+        }
     }
 }
 
@@ -371,7 +376,8 @@ void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global c
  * at the job's own range: a tile at a time, sorted by the chosen digit in local memory and
  * written run by run, after the keys of that digit from the job's earlier blocks (the
  * scanned table). The job's first block also puts its buckets on the lists, as jobs of
- * the next level with the bits below the digit left.
+ * the next level with the bits below the digit left. Groups take blocks as in
+ * seg_histogram.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, uint end_bit, radix_key pos_xor,
@@ -380,35 +386,35 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
-    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint counters[PAD(RANK_COUNTERS)];
     __local uint digit_next[RADIX];
     __local uint run_begin[PAD(RADIX)];
     __local uint moved;
 
-    const uint lid = get_local_id(0), b = get_group_id(0);
-    if (b >= state[STATE_BLOCKS(level)])
-        return;
-    const uint2 block = blocks[b];
-    if (block.x == NO_DIGIT || chosen[block.x] == NO_DIGIT)
-        return;  /* a hole, or a job that does not move */
-    const uint pick = chosen[block.x];
-    const seg_job job = large_list(LIST_PASS, level)[block.x];
-    const uint2 jb = job_blocks[block.x];
-    const uint base = table[jb.x * RADIX], len = job.y - job.x;
-    const digit_spec spec = pass_digit(pick, begin_bit, end_bit, pos_xor, neg_xor);
-    for (uint d = lid; d < RADIX; d += WG) {
-        digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
-        if (block.y == 0) {
-            const uint start = table[jb.x * RADIX + d * jb.y] - base;
-            const uint stop = d + 1 < RADIX ? table[jb.x * RADIX + (d + 1) * jb.y] - base : len;
-            emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, spec.shift, !job.w, medium_n);
+    const uint lid = get_local_id(0), level_blocks = state[STATE_BLOCKS(level)];
+    for (uint b = get_group_id(0); b < level_blocks; b += get_num_groups(0)) {
+        /* A hole, or a job that does not move, moves no keys (no barrier under a branch). */
+        const uint2 block = blocks[b];
+        const int idle = block.x == NO_DIGIT || chosen[block.x] == NO_DIGIT;
+        const uint pick = idle ? 0 : chosen[block.x];
+        const seg_job job = idle ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
+        const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
+        const uint base = table[jb.x * RADIX], len = job.y - job.x;
+        const digit_spec spec = pass_digit(pick, begin_bit, end_bit, pos_xor, neg_xor);
+        for (uint d = lid; d < RADIX && !idle; d += WG) {  /* the block before ended with a barrier */
+            digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
+            if (block.y == 0) {
+                const uint start = table[jb.x * RADIX + d * jb.y] - base;
+                const uint stop = d + 1 < RADIX ? table[jb.x * RADIX + (d + 1) * jb.y] - base : len;
+                emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, spec.shift, !job.w, medium_n);
+            }
         }
-    }
 
-    const uint begin = job.x + block.y * block_len, count = min(block_len, job.y - begin);
-    scatter_range(KEYS_IN(job.w) + begin, IF_VALUES(VALUES_IN(job.w) + begin,) count, spec, tile_a, tile_b,
-                  IF_VALUES(values_a, values_b,) counters, &moved, run_begin, digit_next, job.y, KEYS_IN(!job.w)
-                  IF_VALUES(, VALUES_IN(!job.w)));
+        const uint begin = job.x + block.y * block_len, count = idle ? 0 : min(block_len, job.y - begin);
+        scatter_range(KEYS_IN(job.w) + begin, IF_VALUES(VALUES_IN(job.w) + begin,) count, spec, tile_a, tile_b,
+                      IF_VALUES(values_a, values_b,) counters, &moved, run_begin, digit_next, job.y,
+                      KEYS_IN(!job.w) IF_VALUES(, VALUES_IN(!job.w)));
+    }
 }
 
 /* ---------------------------------------------------------------------------------
@@ -459,7 +465,7 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_
 {
     __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
     IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
-    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint counters[PAD(RANK_COUNTERS)];
     __local uint moved, next;
     const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_LOCAL), cap);
     for (uint j; (j = take_job(state, LIST_LOCAL, &next)) < count;) {
@@ -491,43 +497,49 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_
  * left it in the secondary ones.
  */
 #if WG == 1
-/* One work-item per group (CPUs): counts, their prefix, and each key straight to its slot
-   in order, so stably; plain loops without barriers (the tile version costs POCL seconds
-   to compile). */
+/* One work-item per group (CPUs): one read counts every digit of the job, then each pass
+   that moves data puts each key straight to its slot in order, so stably; plain loops
+   without barriers (the tile version costs POCL seconds to compile). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
 {
-    __local uint next_slot[RADIX];
+    __local uint next_slot[PASSES * RADIX];  /* pass p's counts, then slots, at p * RADIX */
     const uint count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
     for (uint j; (j = atomic_inc(&state[STATE_NEXT(LIST_MEDIUM)])) < count;) {
         const seg_job job = jobs[LIST_MEDIUM * cap + j];
-        const uint len = job.y - job.x;
+        const uint len = job.y - job.x, digits = digits_below(begin_bit, job.z);
         uint where = job.w;
-        for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
+        for (uint i = 0; i < PASSES * RADIX; ++i)
+            next_slot[i] = 0;
+        __global const radix_key *keys = KEYS_IN(where) + job.x;
+        for (uint t = 0; t < len; ++t) {
+            const radix_key image = masked_image(keys[t], begin_bit, job.z, pos_xor, neg_xor);
+#pragma unroll
+            for (uint p = 0; p < PASSES; ++p)  /* every pass's row: a loop the compiler unrolls */
+                ++next_slot[p * RADIX + ((uint)(image >> (p * RADIX_BITS)) & (RADIX - 1))];
+        }
+        for (uint p = 0; p < digits; ++p) {
             const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
-            __global const radix_key *src = KEYS_IN(where) + job.x;
-            __global radix_key *dst = KEYS_IN(!where) + job.x;
-            IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;
-                      __global radix_value *dst_values = VALUES_IN(!where) + job.x;)
-            for (uint d = 0; d < RADIX; ++d)
-                next_slot[d] = 0;
-            for (uint t = 0; t < len; ++t)
-                ++next_slot[digit_of(src[t], spec)];
+            __local uint *slot = next_slot + p * RADIX;
             uint sum = 0, trivial = 0;
             for (uint d = 0; d < RADIX; ++d) {
-                const uint c = next_slot[d];
+                const uint c = slot[d];
                 trivial |= c == len;  /* one digit holds every key: nothing moves */
-                next_slot[d] = sum;
+                slot[d] = sum;
                 sum += c;
             }
             if (trivial)
                 continue;
+            __global const radix_key *src = KEYS_IN(where) + job.x;
+            __global radix_key *dst = KEYS_IN(!where) + job.x;
+            IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;
+                      __global radix_value *dst_values = VALUES_IN(!where) + job.x;)
             for (uint t = 0; t < len; ++t) {
                 const radix_key key = src[t];
-                const uint slot = next_slot[digit_of(key, spec)]++;
-                if (slot < len) {  /* only overlapping jobs can count other keys than they move */
-                    dst[slot] = key;
-                    IF_VALUES(dst_values[slot] = src_values[t];)
+                const uint at = slot[digit_of(key, spec)]++;
+                if (at < len) {  /* only overlapping jobs can count other keys than they move */
+                    dst[at] = key;
+                    IF_VALUES(dst_values[at] = src_values[t];)
                 }
             }
             where = !where;
@@ -546,7 +558,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
-    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint counters[PAD(RANK_COUNTERS)];
     __local uint digit_next[RADIX];
     __local uint run_begin[PAD(RADIX)];
     __local uint moved, next, trivial;

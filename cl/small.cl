@@ -11,7 +11,7 @@ void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *
 {
     __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
     IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
-    __local uint counters[PAD(RANK_RADIX * WG)];
+    __local uint counters[PAD(RANK_COUNTERS)];
     __local uint moved;
     const uint lid = get_local_id(0);
 

@@ -21,6 +21,7 @@ typedef struct engine_plan {
     cl_uint block_len;      /* keys per block of a large job: 1 << block_shift */
     cl_uint block_shift;
     cl_uint max_blocks;     /* blocks of one level at most */
+    size_t block_groups;    /* work-groups of a level's count and scatter, each taking blocks in turn */
     size_t finish_groups;   /* work-groups of the local, medium and copy kernels */
     scan_plan scan;         /* of one level's table: max_blocks * RADIX entries */
 } engine_plan;
@@ -63,6 +64,7 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     plan->block_len = (cl_uint)block_len;
     plan->block_shift = block_shift;
     plan->max_blocks = (cl_uint)max_blocks;
+    plan->block_groups = max_blocks < max_groups ? max_blocks : max_groups;
     plan->finish_groups = cap < max_groups ? cap : max_groups;
     plan->scan.levels = 0;
 
@@ -127,12 +129,12 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_blocks, 1, q->scan_wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_histogram, 16, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
+        err = set_args(p->seg_histogram, 17, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
-                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(b->blocks), ARG(b->table_all),
-                       ARG(b->bits), ARG(b->table));
+                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(b->blocks), ARG(plan->max_blocks),
+                       ARG(b->table_all), ARG(b->bits), ARG(b->table));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->seg_histogram, plan->max_blocks, q->wg);
+        err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
     if (err == CL_SUCCESS)
         err = set_args(p->seg_decide, 12, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
                        ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(b->job_blocks), ARG(b->table_all), ARG(b->bits),
@@ -149,7 +151,7 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
                           ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(plan->medium_n),
                           ARG(b->blocks), ARG(b->job_blocks), ARG(b->chosen), ARG(b->table));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->seg_scatter, plan->max_blocks, q->wg);
+        err = chain_kernel(c, p->seg_scatter, plan->block_groups, q->wg);
     return err;
 }
 
