@@ -342,8 +342,9 @@ CLRADIX_API clradix_status clradix_argsort_segments(clradix_sorter *sorter, cl_c
 /* ---------------------------------------------------------------------------------
  * Sorting host arrays: blocking
  *
- * Copies the arrays to the device, sorts them and copies them back before returning.
- * queue may be NULL: the sorter then uses an in-order queue of its own (one per call in
+ * Copies the arrays to the device, sorts them and copies them back before returning; on a
+ * device that works in the host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY: CPUs) an in-core
+ * sort works in the arrays themselves, without copies (since 1.3). queue may be NULL: the sorter then uses an in-order queue of its own (one per call in
  * flight). keys (and values) must not be NULL, also when n is 0. A device whose byte order
  * differs from the host's would misread the host's keys: CLRADIX_ERROR_UNSUPPORTED (the
  * device-buffer calls read keys, and write 8-byte indices, in the device's byte order).
@@ -353,7 +354,9 @@ CLRADIX_API clradix_status clradix_argsort_segments(clradix_sorter *sorter, cl_c
  * the bit range, then each part sorted on the device. Argsort of more than CLRADIX_MAX_N
  * keys needs 8-byte indices (4: CLRADIX_ERROR_INVALID_ARGUMENT).
  * On error the arrays are as they were; only a device that fails while it copies the
- * result of an in-core sort back can leave them otherwise. Memory: the device buffers,
+ * result of an in-core sort back, or on a device that works in the host's memory one that
+ * fails after the sort started, can leave them otherwise (as the device-buffer calls leave
+ * their buffers). Memory: the device buffers,
  * the temporaries of the device-buffer calls, and for pairs a host copy of the values;
  * out of core, host copies of the keys and values (two when a part must be split again),
  * whose allocation failing is CLRADIX_ERROR_OUT_OF_RESOURCES with the arrays untouched.

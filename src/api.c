@@ -27,7 +27,7 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
 {
     size_t max_wg = 0, *item_sizes = NULL;
     cl_uint dimensions = 0;
-    cl_bool little_endian = CL_TRUE;
+    cl_bool little_endian = CL_TRUE, unified = CL_FALSE;
     clradix_status status = CLRADIX_ERROR_OPENCL;
     if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof limits->type, &limits->type, NULL) != CL_SUCCESS
         || clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof limits->compute_units, &limits->compute_units,
@@ -57,6 +57,8 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     if (status != CLRADIX_SUCCESS)
         return status;
     limits->host_byte_order = !little_endian == !host_is_little_endian();
+    if (clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) == CL_SUCCESS)
+        limits->host_unified = unified == CL_TRUE;  /* an optional query: a copy otherwise */
 #ifdef CLRADIX_TESTING
     size_t local_mem = (size_t)limits->local_mem;
     testing_device_limits(&local_mem, &limits->max_wg, &limits->max_alloc, &limits->global_mem);
@@ -489,9 +491,50 @@ void host_queue_return(clradix_sorter *sorter, cl_command_queue queue)
         clReleaseCommandQueue(queue);
 }
 
+/* host_sort_in_core of arrays that are both input and output on a device that works in the
+   host's memory: buffers over the arrays themselves, no copies; mapping them after the sort
+   makes its writes visible to the host (where the memory is the same, nothing moves). */
+static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
+                                         void *values)
+{
+    cl_int err;
+    const cl_mem_flags key_flags = CL_MEM_USE_HOST_PTR | (r->argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
+    r->keys = clCreateBuffer(sorter->context, key_flags, r->keys_size, keys, &err);
+    r->values = NULL;
+    if (err == CL_SUCCESS && values)
+        r->values = clCreateBuffer(sorter->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, r->values_size, values,
+                                   &err);
+    clradix_status status = status_from_cl(err);
+    cl_event sorted = NULL;
+    if (status == CLRADIX_SUCCESS)
+        status = dispatch_sort(sorter, queue, r, 0, NULL, &sorted);
+    const cl_mem written[] = { r->argsort ? NULL : r->keys, r->values };
+    const size_t sizes[] = { r->keys_size, r->values_size };
+    for (int i = 0; i < 2 && status == CLRADIX_SUCCESS; ++i) {
+        if (!written[i])
+            continue;
+        void *mapped = clEnqueueMapBuffer(queue, written[i], CL_TRUE, CL_MAP_READ, 0, sizes[i], 1, &sorted, NULL,
+                                          &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueUnmapMemObject(queue, written[i], mapped, 0, NULL, NULL);
+        status = status_from_cl(err);
+    }
+    if (status == CLRADIX_SUCCESS)
+        status = status_from_cl(clFinish(queue));  /* the unmaps are done before the buffers go */
+    if (sorted)
+        clReleaseEvent(sorted);
+    if (r->keys)
+        clReleaseMemObject(r->keys);
+    if (r->values)
+        clReleaseMemObject(r->values);
+    return status;
+}
+
 clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
                                  const void *keys_in, const void *values_in, void *keys_out, void *values_out)
 {
+    if (sorter->limits.host_unified && keys_out == keys_in && values_out == values_in)
+        return host_sort_in_place(sorter, queue, r, keys_out, values_out);
     const size_t key_bytes = r->keys_size, value_bytes = r->values_size;
     cl_int err = CL_SUCCESS;
     const cl_mem_flags flags = CL_MEM_COPY_HOST_PTR | (r->argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);

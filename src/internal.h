@@ -52,6 +52,7 @@ typedef struct device_limits {
     int int64;               /* 64-bit integers in kernels: full profile, or cles_khr_int64 */
     int int64_extension;     /* ... through cles_khr_int64, which the kernels must enable */
     int host_byte_order;     /* the device stores integers in the host's byte order */
+    int host_unified;        /* the device works in the host's memory (CPUs): host arrays need no copies */
 } device_limits;
 
 /* *product = a * b, or 0 when the product does not fit size_t (which the test build can

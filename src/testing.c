@@ -154,6 +154,10 @@ cl_int testing_clGetDeviceInfo(cl_device_id d, cl_device_info name, size_t size,
         const cl_bool little = CL_FALSE;
         return answer(&little, sizeof little, size, value, size_ret);
     }
+    if (t.discrete && name == CL_DEVICE_HOST_UNIFIED_MEMORY) {
+        const cl_bool unified = CL_FALSE;
+        return answer(&unified, sizeof unified, size, value, size_ret);
+    }
     if (t.embedded && name == CL_DEVICE_PROFILE)
         return answer("EMBEDDED_PROFILE", sizeof "EMBEDDED_PROFILE", size, value, size_ret);
     if (t.embedded == 2 && name == CL_DEVICE_EXTENSIONS) {
@@ -263,6 +267,13 @@ cl_int testing_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint d
 cl_int testing_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e)
 {
     return fails("clEnqueueMarkerWithWaitList") ? CL_OUT_OF_RESOURCES : clEnqueueMarkerWithWaitList(q, n, w, e);
+}
+
+void *testing_clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags f, size_t o, size_t s,
+                                 cl_uint n, const cl_event *w, cl_event *e, cl_int *err)
+{
+    FAIL_OBJECT("clEnqueueMapBuffer", err);
+    return clEnqueueMapBuffer(q, b, blocking, f, o, s, n, w, e, err);
 }
 
 cl_int testing_clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool blocking, size_t o, size_t s, void *p,

@@ -29,6 +29,7 @@ typedef struct clradix_testing_traits {
     cl_uint work_item_dimensions;  /* more than 3: MAX_WORK_ITEM_SIZES has that many entries */
     int big_endian;                /* CL_DEVICE_ENDIAN_LITTLE is CL_FALSE */
     int embedded;                  /* 1: EMBEDDED_PROFILE, 2: that and cles_khr_int64 */
+    int discrete;                  /* CL_DEVICE_HOST_UNIFIED_MEMORY is CL_FALSE */
 } clradix_testing_traits;
 void clradix_testing_set_traits(const clradix_testing_traits *traits);
 
@@ -85,6 +86,8 @@ cl_int testing_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint, cons
 cl_int testing_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint, const cl_event *, cl_event *);
 cl_int testing_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint,
                                    const cl_event *, cl_event *);
+void *testing_clEnqueueMapBuffer(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint,
+                                 const cl_event *, cl_event *, cl_int *);
 void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_alloc, cl_ulong *global_mem);
 
 #define malloc testing_malloc
@@ -102,6 +105,7 @@ void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_allo
 #define clEnqueueNDRangeKernel testing_clEnqueueNDRangeKernel
 #define clEnqueueMarkerWithWaitList testing_clEnqueueMarkerWithWaitList
 #define clEnqueueReadBuffer testing_clEnqueueReadBuffer
+#define clEnqueueMapBuffer testing_clEnqueueMapBuffer
 #endif
 
 #endif

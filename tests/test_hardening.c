@@ -3,9 +3,9 @@
  * (src/testing.h), which can hold builds, narrow size_t, and change what the device
  * reports: a build must not stall sorts of other variants; a build log stays valid until
  * the sorter is released; sizes that overflow are rejected; devices with more than three
- * work-item dimensions, another byte order or the embedded profile; a program cache entry
- * whose kernels cannot be made; and calls that fill a clradix_tuning never write past the
- * struct of version 1.0.
+ * work-item dimensions, another byte order, the embedded profile or memory of their own
+ * (host arrays through copies); a program cache entry whose kernels cannot be made; and
+ * calls that fill a clradix_tuning never write past the struct of version 1.0.
  */
 #include "testing.h"
 #include "testutil.h"
@@ -194,6 +194,23 @@ START_TEST(test_embedded_profile)
 }
 END_TEST
 
+/* A device that does not work in the host's memory (GPUs): host arrays go through copies,
+   values staged until the keys are read (POCL's CPU device sorts them in place). */
+START_TEST(test_discrete_device)
+{
+    const clradix_testing_traits discrete = { .discrete = 1 };
+    clradix_testing_set_traits(&discrete);
+    open_dev(NULL);
+    char msg[256];
+    const sort_call calls[] = { { API_HOST, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 8 }, { API_HOST, SORT_ARGSORT, 4 } };
+    for (int c = 0; c < 3; ++c)
+        ck_assert_msg(!sort_case(&dev, &calls[c], c == 1 ? CLRADIX_I64 : CLRADIX_F32, DIST_RANDOM, 150001, NULL, 7 + c,
+                                 msg, sizeof msg), "call %d: %s", c, msg);
+    close_dev();
+    clradix_testing_set_traits(NULL);
+}
+END_TEST
+
 /* A device of the other byte order: host arrays are refused untouched, device buffers sort. */
 START_TEST(test_other_byte_order)
 {
@@ -283,6 +300,7 @@ int main(void)
     tcase_add_test(device, test_more_work_item_dimensions);
     tcase_add_test(device, test_embedded_profile);
     tcase_add_test(device, test_other_byte_order);
+    tcase_add_test(device, test_discrete_device);
     tcase_add_test(device, test_cache_entry_without_kernels);
     suite_add_tcase(s, device);
     return run_device_suite(s, "test_hardening");
