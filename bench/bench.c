@@ -31,6 +31,14 @@ typedef struct options {
     unsigned limit_divisors[MAX_ITEMS];
     size_t limit_bytes[MAX_ITEMS];
     int limit_count;
+    /* --strategy: flat sorts by the device's row (0), LSD passes (1) or partition first (2),
+       each with a sorter of its own */
+    unsigned strategies[MAX_ITEMS];
+    int strategy_count;
+    /* --segments: segmented sorts of the same keys in segments of these lengths (0: a
+       power-law mix) */
+    size_t segment_lengths[MAX_ITEMS];
+    int segment_count;
 } options;
 
 typedef struct device_report {
@@ -139,6 +147,29 @@ static int add_limit(void *context, const char *item)
     return 1;
 }
 
+static const char *const strategy_names[] = { "clradix", "lsd", "partition" };
+
+static int add_strategy(void *context, const char *item)
+{
+    options *o = context;
+    for (unsigned k = 0; k < 3 && o->strategy_count < MAX_ITEMS; ++k)
+        if (!strcmp(item, k ? strategy_names[k] : "default")) {
+            o->strategies[o->strategy_count++] = k;
+            return 1;
+        }
+    return 0;
+}
+
+static int add_segments(void *context, const char *item)
+{
+    options *o = context;
+    size_t length = 0;
+    if (o->segment_count == MAX_ITEMS || (strcmp(item, "powerlaw") && (!parse_size(item, &length) || !length)))
+        return 0;
+    o->segment_lengths[o->segment_count++] = length;
+    return 1;
+}
+
 static int add_device(void *context, const char *item)
 {
     options *o = context;
@@ -171,6 +202,12 @@ static void usage(FILE *f)
             "                      memory budgets (clradix_sorter_set_memory_limit), out of core: bytes\n"
             "                      (64M) or fractions of the case's data (1/4); several with commas.\n"
             "                      With several devices, a row for the host sort shared by all ('multi')\n"
+            "  --strategy S        flat sorts by default (the device's row), lsd (LSD passes) or\n"
+            "                      partition (partition first, then the buckets as segments); several\n"
+            "                      with commas, each timed on the same data (rows named by strategy)\n"
+            "  --segments L        also segmented sorts of the same keys (clradix_sort_segments_keys\n"
+            "                      or _pairs) in segments of L keys each, or 'powerlaw' (as many segments\n"
+            "                      of 2^e .. 2^(e+1)-1 keys for each e < 20); several with commas (seg/L)\n"
             "  --no-boost          leave Boost.Compute out\n"
             "  --json FILE         write every result as JSON; --csv FILE: as CSV\n"
             "  --tune              search the kernel parameters for the first device, type, value size\n"
@@ -179,7 +216,7 @@ static void usage(FILE *f)
             "Columns: first = the case's first sort, including any kernel build it triggers; median,\n"
             "min, max over the timed sorts; GB/s = bytes the executed passes move per key (reads and\n"
             "writes of every kernel) x keys / median time; %%copy = that against the device's copy-kernel\n"
-            "bandwidth measured in the same run; speedup = a baseline's median / clradix's median;\n"
+            "bandwidth measured in the same run; speedup = a row's median / the first clradix row's median;\n"
             "outside = for host-array sorts, the share of their time not spent in the device-buffer sort\n"
             "of the same data (transfers, and partitioning when out of core).\n");
 }
@@ -225,6 +262,10 @@ static int parse_options(int argc, char **argv, options *o, int *list_only)
             ok = parse_size(v, &o->qsort_max_n);
         } else if (!strcmp(a, "--memory-limit")) {
             ok = for_each_item(v, add_limit, o);
+        } else if (!strcmp(a, "--strategy")) {
+            ok = for_each_item(v, add_strategy, o);
+        } else if (!strcmp(a, "--segments")) {
+            ok = for_each_item(v, add_segments, o);
         } else if (!strcmp(a, "--json")) {
             o->json_path = v;
         } else if (!strcmp(a, "--csv")) {
@@ -247,6 +288,8 @@ static int parse_options(int argc, char **argv, options *o, int *list_only)
         o->dists[o->dist_count++] = DIST_RANDOM;
     if (!o->value_count)
         o->value_sizes[o->value_count++] = 0;
+    if (!o->strategy_count)
+        o->strategies[o->strategy_count++] = 0;
     return 1;
 }
 
@@ -451,7 +494,8 @@ static int write_csv(const char *path, const device_report *devices)
 typedef struct device_run {
     cl_context context;
     cl_command_queue queue;
-    clradix_sorter *sorter;
+    clradix_sorter *sorter;                     /* the first strategy's */
+    clradix_sorter *strategy_sorters[MAX_ITEMS];  /* one per --strategy */
     int report;  /* index into the device reports */
 } device_run;
 
@@ -557,6 +601,64 @@ static void time_device_sort(int impl, const device_run *d, const workload *w, i
         clReleaseMemObject(values);
 }
 
+/* A segmented sort of w's keys (and values) in segments of length keys (0: the power-law
+   mix), the first sort apart. */
+static void time_segments_sort(const device_run *d, const workload *w, size_t length, int runs, result *r)
+{
+    size_t count;
+    uint32_t *offsets = make_segment_offsets(w->n, length, 7, &count);
+    cl_int err;
+    cl_mem keys = clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * type_bytes(w->type), NULL, &err);
+    cl_mem values = w->value_size && err == CL_SUCCESS
+        ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * w->value_size, NULL, &err) : NULL;
+    cl_mem offsets_buffer = err == CL_SUCCESS ? clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                               (count + 1) * sizeof *offsets, offsets, &err)
+                                              : NULL;
+    double *times = malloc((size_t)runs * sizeof *times);
+    clradix_status status = err == CL_SUCCESS ? CLRADIX_SUCCESS : CLRADIX_ERROR_OPENCL;
+    for (int run = -1; run < runs && status == CLRADIX_SUCCESS; ++run) {
+        if (!upload(d, w, keys, values)) {
+            status = CLRADIX_ERROR_OPENCL;
+            break;
+        }
+        const double t0 = seconds();
+        status = w->value_size ? clradix_sort_segments_pairs(d->sorter, d->queue, w->type, keys, values, w->value_size,
+                                                             w->n, offsets_buffer, count, NULL, 0, NULL, NULL)
+                               : clradix_sort_segments_keys(d->sorter, d->queue, w->type, keys, w->n, offsets_buffer,
+                                                            count, NULL, 0, NULL, NULL);
+        if (status == CLRADIX_SUCCESS && clFinish(d->queue) != CL_SUCCESS)
+            status = CLRADIX_ERROR_OPENCL;
+        const double t = seconds() - t0;
+        if (run < 0)
+            r->first_ms = t * 1e3;
+        else
+            times[run] = t;
+    }
+    if (status == CLRADIX_SUCCESS) {
+        summarize(times, runs, r);
+        err = clEnqueueReadBuffer(d->queue, keys, CL_TRUE, 0, w->n * type_bytes(w->type), w->out_keys, 0, NULL, NULL);
+        if (err == CL_SUCCESS && values)
+            err = clEnqueueReadBuffer(d->queue, values, CL_TRUE, 0, w->n * w->value_size, w->out_values, 0, NULL, NULL);
+        r->verified = err == CL_SUCCESS
+            && !verify_segments(w->type, w->keys, w->out_keys, values ? w->out_values : NULL, w->value_size, offsets,
+                                count, r->note, sizeof r->note);
+        if (err != CL_SUCCESS)
+            snprintf(r->note, sizeof r->note, "reading the result failed (OpenCL error %d)", err);
+    } else {
+        snprintf(r->note, sizeof r->note, "%s", clradix_status_string(status));
+        r->runs = 0;
+        r->verified = 0;
+    }
+    free(times);
+    free(offsets);
+    if (keys)
+        clReleaseMemObject(keys);
+    if (values)
+        clReleaseMemObject(values);
+    if (offsets_buffer)
+        clReleaseMemObject(offsets_buffer);
+}
+
 static void time_qsort(const workload *w, int runs, result *r)
 {
     double *times = malloc((size_t)runs * sizeof *times);
@@ -650,13 +752,37 @@ static int run_case(const options *o, const device_run *d, const device_report *
     ++case_number;
     const result base = result_of(d->report, w);
 
-    progress(dev, w, "clradix");
-    result r = base;
-    r.impl = "clradix";
-    time_device_sort(0, d, w, o->runs, dev, &r);
-    const double clradix_ms = r.runs ? r.median_ms : 0;
-    ok &= r.verified && r.runs > 0;
-    print_row(add_result(&r));
+    /* The flat sort, by each strategy; the first one is what baselines are compared with. */
+    double clradix_ms = 0;
+    result r;
+    for (int k = 0; k < o->strategy_count; ++k) {
+        device_run by = *d;
+        by.sorter = d->strategy_sorters[k];
+        const char *impl = strategy_names[o->strategies[k]];
+        progress(dev, w, impl);
+        r = base;
+        r.impl = impl;
+        time_device_sort(0, &by, w, o->runs, dev, &r);
+        if (k == 0)
+            clradix_ms = r.runs ? r.median_ms : 0;
+        else if (r.runs && clradix_ms > 0)
+            r.speedup = r.median_ms / clradix_ms;  /* as for the baselines: the first strategy's speedup */
+        ok &= r.verified && r.runs > 0;
+        print_row(add_result(&r));
+    }
+
+    /* Segmented sorts of the same data. */
+    for (int g = 0; g < o->segment_count; ++g) {
+        char label[48], size[32];
+        const size_t length = o->segment_lengths[g];
+        snprintf(label, sizeof label, "seg/%s", length ? size_text(length, size, sizeof size) : "pow");
+        progress(dev, w, label);
+        r = base;
+        r.impl = strdup(label);
+        time_segments_sort(d, w, length, o->runs, &r);
+        ok &= r.verified && r.runs > 0;
+        print_row(add_result(&r));
+    }
 
     /* The host-array sort, in core and under each memory budget. */
     for (int l = -1; o->limit_count && l < o->limit_count; ++l) {
@@ -792,6 +918,31 @@ static int run_multi(const options *o, const int *indices, int count)
     return ok;
 }
 
+/* A sorter of context and device whose flat sorts run by strategy (0: the device's row;
+   else STRATEGY in CLRADIX_TUNING, next to what the caller's environment sets there). */
+static clradix_status create_sorter(cl_context context, cl_device_id device, unsigned strategy, clradix_sorter **sorter)
+{
+    const char *own = getenv("CLRADIX_TUNING");
+    char *saved = own ? strdup(own) : NULL, tuning[512];
+    if (strategy) {
+        snprintf(tuning, sizeof tuning, "%s%sSTRATEGY=%u", saved ? saved : "", saved && *saved ? "," : "", strategy);
+        setenv("CLRADIX_TUNING", tuning, 1);
+    }
+    const clradix_status status = clradix_sorter_create(context, device, sorter);
+    if (saved)
+        setenv("CLRADIX_TUNING", saved, 1);
+    else
+        unsetenv("CLRADIX_TUNING");
+    free(saved);
+    return status;
+}
+
+static void release_sorters(device_run *d, int count)
+{
+    for (int k = 0; k < count; ++k)
+        clradix_sorter_release(d->strategy_sorters[k]);  /* accepts NULL */
+}
+
 static int run_device(const options *o, int index, device_report *dev, int report)
 {
     cl_uint total = 0;
@@ -812,14 +963,20 @@ static int run_device(const options *o, int index, device_report *dev, int repor
         fprintf(stderr, "clradix-bench: device %d: cannot create a context and queue (OpenCL error %d)\n", index, err);
         return 0;
     }
-    const double t0 = seconds();
-    clradix_status status = clradix_sorter_create(d.context, device, &d.sorter);
-    dev->create_ms = (seconds() - t0) * 1e3;
+    clradix_status status = CLRADIX_SUCCESS;
+    for (int k = 0; k < o->strategy_count && status == CLRADIX_SUCCESS; ++k) {
+        const double t0 = seconds();
+        status = create_sorter(d.context, device, o->strategies[k], &d.strategy_sorters[k]);
+        if (k == 0)
+            dev->create_ms = (seconds() - t0) * 1e3;
+    }
     if (status != CLRADIX_SUCCESS) {
         fprintf(stderr, "clradix-bench: device %d: %s\n%s\n", index, clradix_status_string(status),
                 clradix_build_log(NULL));
+        release_sorters(&d, o->strategy_count);
         return 0;
     }
+    d.sorter = d.strategy_sorters[0];
     clradix_sorter_tuning(d.sorter, &dev->tuning);
 
     size_t largest = 0;
@@ -847,7 +1004,7 @@ static int run_device(const options *o, int index, device_report *dev, int repor
         ok &= run_case(o, &d, dev, &w);
         free_workload(&w);
     }
-    clradix_sorter_release(d.sorter);
+    release_sorters(&d, o->strategy_count);
     clReleaseCommandQueue(d.queue);
     clReleaseContext(d.context);
     return ok;

@@ -64,6 +64,16 @@ input_digest digest_keys(clradix_key_type type, const void *keys, size_t n);
 int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
                 const void *out_values, size_t value_size, size_t n, char *why, size_t why_size);
 
+/* Offsets of segments covering [0, n): of length keys each (the last one shorter), or with
+   length 0 a power-law mix (as many segments of 2^e to 2^(e+1) - 1 keys for every e below
+   20, the length uniform within); num_segments + 1 values, malloc'd. */
+uint32_t *make_segment_offsets(size_t n, size_t length, uint64_t seed, size_t *num_segments);
+
+/* verify_sort for each segment [offsets[s], offsets[s + 1]) of a segmented sort on its own
+   (values made by make_values hold their index in the whole input). */
+int verify_segments(clradix_key_type type, const void *in_keys, const void *out_keys, const void *out_values,
+                    size_t value_size, const uint32_t *offsets, size_t num_segments, char *why, size_t why_size);
+
 /* Passes that move data when these keys are sorted with radix_bits-bit digits: clradix
    skips a pass in which every key has the same digit. */
 unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsigned radix_bits);

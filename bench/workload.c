@@ -215,13 +215,17 @@ input_digest digest_keys(clradix_key_type type, const void *keys, size_t n)
     return d;
 }
 
-int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
-                const void *out_values, size_t value_size, size_t n, char *why, size_t why_size)
+/* verify_sort of the n elements from first on, whose values hold their index in the
+   whole input (from first up). */
+static int verify_range(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
+                        const void *out_values, size_t value_size, size_t first, size_t n, char *why, size_t why_size)
 {
     const unsigned bytes = type_bytes(type);
+    in_keys = (const unsigned char *)in_keys + first * bytes;
+    out_keys = (const unsigned char *)out_keys + first * bytes;
     for (size_t i = 1; i < n; ++i)
         if (order_image(type, get_key(out_keys, bytes, i - 1)) > order_image(type, get_key(out_keys, bytes, i))) {
-            snprintf(why, why_size, "keys %zu and %zu out of order", i - 1, i);
+            snprintf(why, why_size, "keys %zu and %zu out of order", first + i - 1, first + i);
             return 1;
         }
     const input_digest out = digest_keys(type, out_keys, n);
@@ -233,20 +237,20 @@ int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest,
         return 0;
     unsigned char *seen = calloc(n ? n : 1, 1);
     int bad = 0;
-    for (size_t i = 0; i < n && !bad; ++i) {
-        const size_t from = value_index(out_values, value_size, i);
+    for (size_t i = 0, o = first; i < n && !bad; ++i, ++o) {
+        const size_t from = value_index(out_values, value_size, o) - first;  /* wraps past n when below first */
         if (from >= n || seen[from] || get_key(in_keys, bytes, from) != get_key(out_keys, bytes, i)) {
-            snprintf(why, why_size, "value %zu does not belong to its key", i);
+            snprintf(why, why_size, "value %zu does not belong to its key", o);
             bad = 1;
         } else if (i > 0 && get_key(out_keys, bytes, i) == get_key(out_keys, bytes, i - 1)
-                   && from < value_index(out_values, value_size, i - 1)) {
-            snprintf(why, why_size, "equal keys %zu and %zu lost their input order", i - 1, i);
+                   && from + first < value_index(out_values, value_size, o - 1)) {
+            snprintf(why, why_size, "equal keys %zu and %zu lost their input order", o - 1, o);
             bad = 1;
         } else if (value_size == 16) {
-            uint64_t state = from, h = splitmix(&state), got;
-            memcpy(&got, (const unsigned char *)out_values + i * 16 + 8, 8);
+            uint64_t state = from + first, h = splitmix(&state), got;
+            memcpy(&got, (const unsigned char *)out_values + o * 16 + 8, 8);
             if (got != h) {
-                snprintf(why, why_size, "bytes 8..15 of value %zu were not moved with it", i);
+                snprintf(why, why_size, "bytes 8..15 of value %zu were not moved with it", o);
                 bad = 1;
             }
         }
@@ -254,6 +258,25 @@ int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest,
     }
     free(seen);
     return bad;
+}
+
+int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
+                const void *out_values, size_t value_size, size_t n, char *why, size_t why_size)
+{
+    return verify_range(type, in_keys, digest, out_keys, out_values, value_size, 0, n, why, why_size);
+}
+
+int verify_segments(clradix_key_type type, const void *in_keys, const void *out_keys, const void *out_values,
+                    size_t value_size, const uint32_t *offsets, size_t num_segments, char *why, size_t why_size)
+{
+    const unsigned bytes = type_bytes(type);
+    for (size_t s = 0; s < num_segments; ++s) {
+        const size_t first = offsets[s], n = offsets[s + 1] - first;
+        const input_digest digest = digest_keys(type, (const unsigned char *)in_keys + first * bytes, n);
+        if (verify_range(type, in_keys, digest, out_keys, out_values, value_size, first, n, why, why_size))
+            return 1;
+    }
+    return 0;
 }
 
 unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsigned radix_bits)
@@ -279,4 +302,24 @@ double bytes_per_key(clradix_key_type type, size_t value_size, size_t n, unsigne
        for its counts); an odd number of such passes ends with a copy back. */
     const double histograms = t->fused == 2 || passes == 0 ? 0 : (passes - 1) * k;
     return k + passes * 2 * (k + v) + histograms + (passes % 2 ? 2 * (k + v) : 0);
+}
+
+uint32_t *make_segment_offsets(size_t n, size_t length, uint64_t seed, size_t *num_segments)
+{
+    size_t count = 0, capacity = length ? n / length + 2 : 64;
+    uint32_t *offsets = malloc(capacity * sizeof *offsets);
+    offsets[0] = 0;
+    for (size_t at = 0; at < n; ++count) {
+        size_t len = length;
+        if (!len) {  /* as many segments in [2^e, 2^(e+1)) for every e < 20, uniform within */
+            const unsigned e = (unsigned)(splitmix(&seed) % 20);
+            len = ((size_t)1 << e) + (size_t)(splitmix(&seed) % ((uint64_t)1 << e));
+        }
+        at = len < n - at ? at + len : n;
+        if (count + 2 > capacity)
+            offsets = realloc(offsets, (capacity *= 2) * sizeof *offsets);
+        offsets[count + 1] = (uint32_t)at;
+    }
+    *num_segments = count;
+    return offsets;
 }
