@@ -45,18 +45,44 @@ def _order_keys(k, float_order):
     return _keys.numpy_order_keys(k) if _keys.needs_numpy_order(k, float_order) else k
 
 
+def _rows(k):
+    """The rows of the contiguous N-D array k along its last axis: their count, and the
+    offsets of a segmented sort (size_t) that makes each row a segment."""
+    length = k.shape[-1]
+    rows = k.size // length if length else 0
+    return rows, np.arange(rows + 1, dtype=np.uintp) * np.uintp(length)
+
+
+def sort_rows_in_place(sorter, k, v, opts):
+    """Sorts each row of the contiguous N-D keys k along its last axis, with the values v
+    (k's shape, contiguous) or none: one segmented sort of the rows."""
+    rows, offsets = _rows(k)
+    if not rows:
+        return
+    if v is None:
+        _library.check(_library.lib().clradix_sort_segments_keys_host(
+            sorter.handle, None, _keys.key_type(k.dtype), _pointer(k), k.size, _pointer(offsets), rows,
+            ctypes.byref(opts)))
+    else:
+        _library.check(_library.lib().clradix_sort_segments_pairs_host(
+            sorter.handle, None, _keys.key_type(k.dtype), _pointer(k), _pointer(v), v.dtype.itemsize, k.size,
+            _pointer(offsets), rows, ctypes.byref(opts)))
+
+
 def argsort_last_axis(sorter, k, opts, index_dtype):
-    """The stable permutation of each row of the contiguous N-D keys k along its last axis:
-    the whole array argsorted once, then its indices sorted stably by their row, so each
-    row's indices come out in key order."""
-    rows = k.size // k.shape[-1] if k.shape[-1] else 0
+    """The stable permutation of each row of the contiguous N-D keys k along its last axis,
+    as positions in the row: one segmented argsort of the rows, whose indices are positions
+    in the whole array."""
+    rows, offsets = _rows(k)
     if k.ndim == 1 or rows <= 1:
         return argsort_flat(sorter, k.reshape(-1), opts, index_dtype).reshape(k.shape)
-    perm = argsort_flat(sorter, k.reshape(-1), opts, np.uint64)
-    row = perm // np.uint64(k.shape[-1])
-    by_row = _keys.options(np.uint64, False, 0, (rows - 1).bit_length())
-    sort_pairs_in_place(sorter, row, perm, by_row)
-    return (perm - row * np.uint64(k.shape[-1])).astype(index_dtype, copy=False).reshape(k.shape)
+    wide = np.dtype(np.uint32 if k.size <= _library.MAX_N else np.uint64)
+    indices = np.empty(k.shape, dtype=wide)
+    _library.check(_library.lib().clradix_argsort_segments_host(
+        sorter.handle, None, _keys.key_type(k.dtype), _pointer(k), _pointer(indices), wide.itemsize, k.size,
+        _pointer(offsets), rows, ctypes.byref(opts)))
+    indices -= offsets[:-1].astype(wide).reshape(k.shape[:-1] + (1,))
+    return indices.astype(index_dtype, copy=False)
 
 
 def _moved(a, axis):
@@ -87,12 +113,11 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
         else:  # numpy's float order: the keys as values of their canonical forms
             sort_pairs_in_place(sorter, order, k, opts)
         result = k
-    else:
-        k = _native(work)
-        indices = argsort_last_axis(sorter, _order_keys(k, float_order), opts, np.int64)
-        result = np.take_along_axis(k, indices, axis=-1)
-        if axis is not None:
-            result = np.moveaxis(result, -1, axis)
+    else:  # each row a segment of one segmented sort, in a copy with the axis last
+        k = np.array(work, dtype=native, order="C")
+        order = _order_keys(k, float_order)
+        sort_rows_in_place(sorter, order, None if order is k else k, opts)
+        result = np.moveaxis(k, -1, axis) if axis is not None else k
     if result.dtype != a.dtype:
         result = result.astype(a.dtype)  # back to the input's byte order
     if out is None:

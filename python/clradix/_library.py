@@ -37,6 +37,9 @@ class LibraryNotFoundError(Error, OSError):
         self.name = "library not found"
 
 
+MAX_N = 0xFFFFFFFF  # CLRADIX_MAX_N: the most keys of a device-buffer call, and 4-byte host argsort indices
+
+
 class Options(ctypes.Structure):
     _fields_ = [("begin_bit", ctypes.c_uint), ("end_bit", ctypes.c_uint), ("descending", ctypes.c_int)]
 
@@ -63,6 +66,9 @@ _PROTOTYPES = {
     "clradix_sort_keys_host": (_INT, [_P, _P, _INT, _P, _SIZE, _OPTIONS]),
     "clradix_sort_pairs_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _OPTIONS]),
     "clradix_argsort_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _OPTIONS]),
+    "clradix_sort_segments_keys_host": (_INT, [_P, _P, _INT, _P, _SIZE, _P, _SIZE, _OPTIONS]),
+    "clradix_sort_segments_pairs_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _P, _SIZE, _OPTIONS]),
+    "clradix_argsort_segments_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _P, _SIZE, _OPTIONS]),
 }
 
 _OPENCL_PROTOTYPES = {
