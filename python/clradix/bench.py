@@ -1,8 +1,9 @@
 """python3 -m clradix.bench: clradix next to what Python users have today, on the same
 keys: clradix on numpy arrays (host arrays in and out, transfers included) and on
 pyopencl arrays (device-resident), numpy.sort(kind="stable"), numpy.sort() (its default,
-quicksort) and pyopencl.algorithm.RadixSort. Every result is checked against numpy's
-stable sort; each time is the median of the runs after one warm-up."""
+quicksort) and pyopencl.algorithm.RadixSort; and a matrix sorted along its rows and
+argsorted along its columns (segmented sorts) next to numpy's. Every result is checked
+against numpy's stable sort; each time is the median of the runs after one warm-up."""
 
 import argparse
 import statistics
@@ -58,8 +59,12 @@ def main(argv=None):
     parser.add_argument("--device", default=None, help="index or name part, as CLRADIX_DEVICE (default device)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-pyopencl", action="store_true", help="only the host rows")
+    parser.add_argument("--matrix", default="4096x4096",
+                        help="ROWSxCOLUMNS of the matrix sorted along its rows and argsorted along its columns "
+                             "(2^k allowed; none: no matrix rows)")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.n.split(",")]
+    matrix = None if args.matrix == "none" else tuple(parse_size(s) for s in args.matrix.split("x"))
     dtypes = args.dtype.split(",")
     for dtype in dtypes:
         if dtype not in CTYPES:
@@ -86,7 +91,42 @@ def main(argv=None):
           f"device rows: clradix on pyopencl arrays)")
     print(f"{'dtype':8} {'n':>10}  {'implementation':30} {'ms':>9} {'Mkeys/s':>9} {'speedup':>8}  verified")
     failed = False
+
+    def report(dtype, label, n, rows):
+        """Times rows of (name, kind, run, check) and prints them; the clradix row of each
+        kind is what the others' speedup is against."""
+        nonlocal failed
+        measured = []
+        for name, kind, run, check in rows:
+            seconds, ok = timed(run, args.runs, check)
+            failed |= not ok
+            measured.append((name, kind, seconds, ok))
+        ours = {kind: seconds for name, kind, seconds, ok in measured if name.startswith("clradix")}
+        for name, kind, seconds, ok in measured:
+            speedup = "" if name.startswith("clradix") else f"{seconds / ours[kind]:.2f}x"
+            print(f"{dtype:8} {label:>10}  {name:30} {seconds * 1e3:9.2f} {n / seconds * 1e-6:9.1f} {speedup:>8}  "
+                  f"{'yes' if ok else 'NO'}")
+        sys.stdout.flush()
+
     for dtype in dtypes:
+        if matrix:
+            m = make_keys(dtype, matrix[0] * matrix[1], seed=3).reshape(matrix)
+            by_rows, by_columns = np.sort(m, axis=-1, kind="stable"), np.argsort(m, axis=0, kind="stable")
+            label = f"{matrix[0]}x{matrix[1]}"
+
+            def rows_same(result):
+                return result.tobytes() == by_rows.tobytes()
+
+            def columns_same(result):
+                return np.array_equal(result, by_columns)
+
+            report(dtype, label, m.size, [
+                ("clradix sort(axis=-1)", "rows", lambda: clradix.sort(m, axis=-1, sorter=sorter), rows_same),
+                ("numpy sort(axis=-1, stable)", "rows", lambda: np.sort(m, axis=-1, kind="stable"), rows_same),
+                ("numpy sort(axis=-1)", "rows", lambda: np.sort(m, axis=-1), rows_same),
+                ("clradix argsort(axis=0)", "columns", lambda: clradix.argsort(m, axis=0, sorter=sorter), columns_same),
+                ("numpy argsort(axis=0, stable)", "columns", lambda: np.argsort(m, axis=0, kind="stable"),
+                 columns_same)])
         for n in sizes:
             keys = make_keys(dtype, n, seed=n)
             reference = np.sort(keys, kind="stable")
@@ -116,17 +156,7 @@ def main(argv=None):
 
                 rows += [("clradix, pyopencl arrays", "device", clradix_device, lambda r: same(r.get())),
                          ("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get()))]
-            measured = []
-            for name, kind, run, check in rows:
-                seconds, ok = timed(run, args.runs, check)
-                failed |= not ok
-                measured.append((name, kind, seconds, ok))
-            ours = {kind: seconds for name, kind, seconds, ok in measured if name.startswith("clradix")}
-            for name, kind, seconds, ok in measured:
-                speedup = "" if name.startswith("clradix") else f"{seconds / ours[kind]:.2f}x"
-                print(f"{dtype:8} {n:>10}  {name:30} {seconds * 1e3:9.2f} {n / seconds * 1e-6:9.1f} {speedup:>8}  "
-                      f"{'yes' if ok else 'NO'}")
-            sys.stdout.flush()
+            report(dtype, n, n, rows)
     sorter.close()
     return 1 if failed else 0
 

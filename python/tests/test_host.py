@@ -130,6 +130,21 @@ def test_more_dimensions(axis):
     assert np.array_equal(clradix.argsort(a, axis=axis), np.argsort(a, axis=axis, kind="stable"))
 
 
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.float64])
+@pytest.mark.parametrize("shape", [(40, 5), (3, 2000), (2, 1), (4, 0), (300, 17), (5, 3, 70001)])
+def test_rows_every_length(dtype, shape):
+    """Rows of every class of the segmented sort (one key, a few, hundreds, past the
+    device's one-launch limit), ascending and descending, with argsort's index dtypes."""
+    a = make_keys(dtype, "few", int(np.prod(shape)), seed=len(shape) * 100 + shape[-1]).reshape(shape)
+    for axis in (-1, 0):
+        assert same_bits(clradix.sort(a, axis=axis), np.sort(a, axis=axis, kind="stable"))
+        assert np.array_equal(clradix.argsort(a, axis=axis, index_dtype=np.uint32),
+                              np.argsort(a, axis=axis, kind="stable"))
+    rows = a.reshape(int(np.prod(shape[:-1])), shape[-1])
+    expected = np.array([row[stable_descending(numpy_rank(row))] for row in rows]).reshape(shape)
+    assert same_bits(clradix.sort(a, descending=True), expected)
+
+
 def test_out_and_in_place():
     a = make_keys(np.uint64, "random", 10000, seed=1)
     expected = np.sort(a, kind="stable")
