@@ -657,12 +657,9 @@ static sort_request segments_request(const sort_request *r, const size_t *offset
     return c;
 }
 
-/* Segments first .. last - 1 of r (set up by check_host_call) in one in-core sort: only
-   their span [offsets[first], offsets[last]) goes to the device, with offsets made
-   relative to it; argsort's indices are made positions in the whole array again. */
-static clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
-                                            void *keys, void *values, const size_t *offsets, size_t first,
-                                            size_t last)
+clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
+                                     const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                     const size_t *offsets, size_t first, size_t last)
 {
     const size_t begin = offsets[first], count = last - first;
     sort_request c = segments_request(r, offsets, first, last);
@@ -677,18 +674,18 @@ static clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_q
     free(relative);
     if (err != CL_SUCCESS)
         return status_from_cl(err);
-    char *span_keys = (char *)keys + begin * r->key_bytes;
-    char *span_values = values ? (char *)values + begin * r->value_size : NULL;
-    clradix_status status = host_sort_in_core(sorter, queue, &c, span_keys, span_values, span_keys, span_values);
+    const char *in_values = values_in ? (const char *)values_in + begin * r->value_size : NULL;
+    char *out_values = values_out ? (char *)values_out + begin * r->value_size : NULL;
+    clradix_status status = host_sort_in_core(sorter, queue, &c, (const char *)keys_in + begin * r->key_bytes,
+                                              in_values, (char *)keys_out + begin * r->key_bytes, out_values);
     clReleaseMemObject(c.offsets);
     if (status == CLRADIX_SUCCESS && r->argsort)
-        add_to_indices(span_values, r->value_size, c.n, begin);
+        add_to_indices(out_values, r->value_size, c.n, begin);
     return status;
 }
 
-/* Whether segments first .. last - 1 of r fit the device in one in-core sort. */
-static int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
-                             size_t last)
+int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
+                      size_t last)
 {
     const sort_request c = segments_request(r, offsets, first, last);
     return c.num_segments < CLRADIX_MAX_N && host_fits_in_core(sorter, &c);
@@ -728,7 +725,7 @@ static clradix_status host_segments_call(clradix_sorter *sorter, cl_command_queu
                 too_many = middle;
         }
         if (fits > first) {
-            status = host_segments_in_core(sorter, queue, &r, keys, values, offsets, first, fits);
+            status = host_segments_in_core(sorter, queue, &r, keys, values, keys, values, offsets, first, fits);
             first = fits;
         } else {
             const size_t begin = offsets[first], count = offsets[first + 1] - begin;

@@ -227,6 +227,15 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
                                  const void *keys_in, const void *values_in, void *keys_out, void *values_out);
 /* Whether host_sort_in_core can sort r within the device's limits and budget. */
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r);
+/* Segments first .. last - 1 of the flat request r (offsets: size_t positions in the arrays)
+   in one in-core segmented sort from keys_in (values_in) into keys_out (values_out): only
+   their span [offsets[first], offsets[last]) goes to the device; argsort's indices are made
+   positions in the whole array. host_segments_fit: whether they fit the device at once. */
+clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
+                                     const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                     const size_t *offsets, size_t first, size_t last);
+int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
+                      size_t last);
 
 /* outofcore.c: a host sort by parts, on the sorters given (one or more, repeats allowed):
    a stable partition by the top digits of the bit range, each bucket sorted in core.

@@ -2,11 +2,13 @@
  * Host-array sorts by parts: those larger than the device takes at once (its memory, its
  * largest buffer, the sorter's memory limit, or more keys than the kernels' 32-bit offsets
  * hold), and those shared by several devices. A stable partition by the most significant
- * digit of the sort's bit range, on the host, puts the keys into buckets that come out in
- * order: no merge. Each bucket is then sorted by its remaining bits in core on a device,
- * or partitioned again by its next digit while it is still too large; a bucket with no
- * bits left is already sorted. Workers take the buckets largest first, two per sorter, so
- * that one bucket's transfers overlap another's sort and a faster device takes more.
+ * digit that varies in the sort's bit range, on the host, puts the keys into buckets that
+ * come out in order: no merge. Runs of consecutive buckets that fit a device at once are
+ * then sorted by their remaining bits in one in-core segmented sort each; a bucket too
+ * large for that is partitioned again by its next digit that varies; a bucket with no bits
+ * left is already sorted. Workers take tasks (a large bucket, or a run of small ones)
+ * largest first, two per sorter, so that one task's transfers overlap another's sort and a
+ * faster device takes more.
  * Everything happens in host copies (slot 0, and slot 1 once a bucket is partitioned
  * again); results gather in slot 0 and reach the caller's arrays in one copy at the end,
  * so a failure leaves them untouched. Argsort sorts (key, position) pairs.
@@ -24,10 +26,12 @@ typedef struct large_sort {
     uint64_t pos_xor, neg_xor;      /* the keys' order-preserving image (key_transform) */
     const unsigned char *keys_in, *values_in;  /* the caller's arrays (values_in NULL: indices) */
     unsigned char *keys[2], *values[2];        /* host copies, slot 1 made when needed */
-    pthread_mutex_t lock;           /* guards slot 1's allocation, the bucket queue and status */
+    pthread_mutex_t lock;           /* guards slot 1's allocation, the task queue and status */
     size_t bucket_lo[PARTITION_RADIX], bucket_count[PARTITION_RADIX];
-    unsigned order[PARTITION_RADIX], taken;  /* the first partition's buckets, largest first */
     unsigned bucket_end_bit;        /* their remaining bits: [begin_bit, bucket_end_bit) */
+    /* The first partition's buckets as tasks: buckets task_from[t] .. task_to[t] - 1, in
+       order[] largest first, handed out from taken on. */
+    unsigned task_from[PARTITION_RADIX], task_to[PARTITION_RADIX], order[PARTITION_RADIX], tasks, taken;
     clradix_status status;          /* the first failure */
 } large_sort;
 
@@ -84,13 +88,32 @@ static void settle(large_sort *s, int from, size_t lo, size_t count)
         memcpy(s->values[0] + lo * vs, s->values[from] + lo * vs, count * vs);
 }
 
+/* The end of the bits of [begin_bit, end_bit) in which elements [lo, lo + count) of keys
+   differ: the highest bit that varies, plus one (begin_bit when none does). One read. */
+static unsigned varying_end(const large_sort *s, const unsigned char *keys, size_t lo, size_t count, unsigned end_bit)
+{
+    const unsigned width = s->r.key_bytes * 8;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = lo; i < lo + count; ++i) {
+        const uint64_t image = key_image(key_at(keys, s->r.key_bytes, i), width, s->pos_xor, s->neg_xor);
+        any |= image;
+        all &= image;
+    }
+    uint64_t varying = (any ^ all) & (end_bit >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << end_bit) - 1));
+    unsigned end = s->r.begin_bit;
+    for (varying >>= s->r.begin_bit; varying; varying >>= 1)
+        ++end;
+    return end;
+}
+
 /* Stable partition of elements [lo, lo + count) of keys (and values) by the top digit of
-   bits [begin_bit, end_bit) into slot `to`: each bucket's first element and size. Returns
-   the buckets' end bit. */
+   the bits of [begin_bit, end_bit) that vary into slot `to`: each bucket's first element
+   and size. Returns the buckets' end bit (begin_bit: no bit varies, one bucket holds all). */
 static unsigned partition(large_sort *s, const unsigned char *keys, const unsigned char *values, int to, size_t lo,
                           size_t count, unsigned end_bit, size_t first[PARTITION_RADIX],
                           size_t counts[PARTITION_RADIX])
 {
+    end_bit = varying_end(s, keys, lo, count, end_bit);
     const unsigned bits = end_bit - s->r.begin_bit < PARTITION_BITS ? end_bit - s->r.begin_bit : PARTITION_BITS;
     const unsigned shift = end_bit - bits, kb = s->r.key_bytes;
     const size_t vs = s->r.value_size;
@@ -109,8 +132,11 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
     return shift;
 }
 
+static clradix_status sort_buckets(worker *w, int where, const size_t *first, const size_t *counts, unsigned from,
+                                   unsigned to, unsigned end_bit);
+
 /* Sorts the bucket [lo, lo + count) of slot `where` by bits [begin_bit, end_bit) into
-   slot 0, with the worker's sorter. */
+   slot 0, with the worker's sorter: in core, or partitioned again into slot 1 - where. */
 static clradix_status sort_bucket(worker *w, int where, size_t lo, size_t count, unsigned end_bit)
 {
     large_sort *s = w->sort;
@@ -142,25 +168,54 @@ static clradix_status sort_bucket(worker *w, int where, size_t lo, size_t count,
     size_t first[PARTITION_RADIX], counts[PARTITION_RADIX];
     const unsigned next_end = partition(s, s->keys[where], vs ? s->values[where] : NULL, other, lo, count, end_bit,
                                         first, counts);
+    return sort_buckets(w, other, first, counts, 0, PARTITION_RADIX, next_end);
+}
+
+/* Buckets from .. to - 1 of slot `where` (consecutive: bucket d is [first[d], first[d] +
+   counts[d])), each sorted by bits [begin_bit, end_bit) into slot 0: the longest runs of
+   them that fit the device at once as one segmented sort each (a bucket alone as a flat
+   sort), a bucket that fits in no run by sort_bucket. */
+static clradix_status sort_buckets(worker *w, int where, const size_t *first, const size_t *counts, unsigned from,
+                                   unsigned to, unsigned end_bit)
+{
+    large_sort *s = w->sort;
+    sort_request run = s->r;
+    run.end_bit = end_bit;
+    size_t offsets[PARTITION_RADIX + 1];  /* of the buckets from `from` on: positions in the slots */
+    for (unsigned d = from; d < to; ++d)
+        offsets[d - from] = first[d];
+    offsets[to - from] = first[to - 1] + counts[to - 1];
     clradix_status status = CLRADIX_SUCCESS;
-    for (unsigned d = 0; d < PARTITION_RADIX && status == CLRADIX_SUCCESS; ++d)
-        status = sort_bucket(w, other, first[d], counts[d], next_end);
+    for (unsigned d = from; d < to && status == CLRADIX_SUCCESS;) {
+        unsigned e = d + 1;  /* the run [d, e) */
+        while (e < to && end_bit > s->r.begin_bit && host_segments_fit(w->sorter, &run, offsets, d - from, e + 1 - from))
+            ++e;
+        if (e - d > 1) {
+            const size_t vs = s->r.value_size;
+            status = host_segments_in_core(w->sorter, w->queue, &run, s->keys[where], vs ? s->values[where] : NULL,
+                                           s->keys[0], vs ? s->values[0] : NULL, offsets, d - from, e - from);
+        } else {
+            status = sort_bucket(w, where, first[d], counts[d], end_bit);
+        }
+        d = e;
+    }
     return status;
 }
 
-/* A worker: the first partition's buckets, one at a time, until none is left or one failed. */
+/* A worker: the first partition's tasks, one at a time, until none is left or one failed. */
 static void *work(void *arg)
 {
     worker *w = arg;
     large_sort *s = w->sort;
     for (;;) {
         pthread_mutex_lock(&s->lock);
-        const int more = s->status == CLRADIX_SUCCESS && s->taken < PARTITION_RADIX;
-        const unsigned b = more ? s->order[s->taken++] : 0;
+        const int more = s->status == CLRADIX_SUCCESS && s->taken < s->tasks;
+        const unsigned t = more ? s->order[s->taken++] : 0;
         pthread_mutex_unlock(&s->lock);
-        if (!more || s->bucket_count[b] == 0)  /* largest first: the rest are empty too */
+        if (!more)
             return NULL;
-        const clradix_status status = sort_bucket(w, 0, s->bucket_lo[b], s->bucket_count[b], s->bucket_end_bit);
+        const clradix_status status = sort_buckets(w, 0, s->bucket_lo, s->bucket_count, s->task_from[t],
+                                                   s->task_to[t], s->bucket_end_bit);
         if (status != CLRADIX_SUCCESS) {
             pthread_mutex_lock(&s->lock);
             if (s->status == CLRADIX_SUCCESS)
@@ -170,14 +225,35 @@ static void *work(void *arg)
     }
 }
 
-/* Largest bucket first, so that the last ones to finish are small. */
-static void order_buckets(large_sort *s)
+/* The non-empty buckets as tasks: runs of consecutive buckets of at most limit elements
+   together (a larger bucket alone), largest first, so that the last ones to finish are
+   small. */
+static void make_tasks(large_sort *s, size_t limit)
 {
-    for (unsigned i = 0; i < PARTITION_RADIX; ++i) {
-        unsigned j = i;
-        for (; j > 0 && s->bucket_count[s->order[j - 1]] < s->bucket_count[i]; --j)
+    size_t size[PARTITION_RADIX];
+    s->tasks = 0;
+    for (unsigned d = 0; d < PARTITION_RADIX; ++d) {
+        const unsigned t = s->tasks;
+        if (s->bucket_count[d] == 0) {
+            if (t > 0 && s->task_to[t - 1] == d)
+                ++s->task_to[t - 1];  /* an empty segment of the task before */
+            continue;
+        }
+        if (t > 0 && s->task_to[t - 1] == d && size[t - 1] + s->bucket_count[d] <= limit) {
+            ++s->task_to[t - 1];  /* joins the task that ends just before it */
+            size[t - 1] += s->bucket_count[d];
+        } else {
+            s->task_from[t] = d;
+            s->task_to[t] = d + 1;
+            size[t] = s->bucket_count[d];
+            ++s->tasks;
+        }
+    }
+    for (unsigned t = 0; t < s->tasks; ++t) {
+        unsigned j = t;
+        for (; j > 0 && size[s->order[j - 1]] < size[t]; --j)
             s->order[j] = s->order[j - 1];
-        s->order[j] = i;
+        s->order[j] = t;
     }
 }
 
@@ -242,7 +318,7 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
             copy_value(&s, NULL, i, s.values[0] + i * vs);
     } else if (status == CLRADIX_SUCCESS) {
         s.bucket_end_bit = partition(&s, s.keys_in, s.values_in, 0, 0, r->n, r->end_bit, s.bucket_lo, s.bucket_count);
-        order_buckets(&s);
+        make_tasks(&s, r->n / (4 * WORKERS_PER_SORTER * num_sorters) + 1);  /* a few tasks per worker at least */
         status = run_workers(&s, sorters, num_sorters, queue);
     }
     if (status == CLRADIX_SUCCESS) {  /* the caller's arrays change here, and only here */
