@@ -187,6 +187,10 @@ static clradix_status sort_buckets(worker *w, int where, const size_t *first, co
     offsets[to - from] = first[to - 1] + counts[to - 1];
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned d = from; d < to && status == CLRADIX_SUCCESS;) {
+        if (counts[d] == 0) {  /* no run starts with an empty bucket, so none is empty */
+            ++d;
+            continue;
+        }
         unsigned e = d + 1;  /* the run [d, e) */
         while (e < to && end_bit > s->r.begin_bit && host_segments_fit(w->sorter, &run, offsets, d - from, e + 1 - from))
             ++e;
