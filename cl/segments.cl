@@ -421,14 +421,6 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
  * The classes that finish jobs: tiny, local, medium, copy
  * ------------------------------------------------------------------------------ */
 
-/* The bits [begin_bit, end_bit) of key's image, as a number. */
-radix_key masked_image(radix_key key, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
-{
-    const uint bits = end_bit - begin_bit;
-    const radix_key mask = bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
-    return (image_of(key, pos_xor, neg_xor) >> begin_bit) & mask;
-}
-
 /* One work-item per tiny job: each key's place is the number of keys before it in the
    order (smaller, or equal and earlier), counted in private memory; written to the
    primary buffers. */

@@ -261,7 +261,12 @@ CLRADIX_API clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tu
  * (CLRADIX_ERROR_OPENCL or CLRADIX_ERROR_OUT_OF_RESOURCES), the caller's buffers are left
  * as they were, fully sorted, or a permutation of their input with every key still paired
  * with its value: nothing is lost or duplicated. Argsort never writes the keys; its
- * indices are then as they were or a permutation of 0 .. n-1.
+ * indices are then as they were or a permutation of 0 .. n-1. Sorts through the
+ * segmented engine (segmented sorts, and flat sorts that partition first, as on CPUs)
+ * give less when the runtime fails between two of their kernels: every key is still
+ * paired with its value and within its segment, but within a segment keys may be lost or
+ * duplicated (the engine moves a segment's buckets between the caller's buffers and
+ * temporaries in pieces; a stronger promise would cost another copy of the data).
  * ------------------------------------------------------------------------------ */
 
 CLRADIX_API clradix_status clradix_sort_keys(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,

@@ -78,12 +78,18 @@ def check_float_order(float_order):
 
 def needs_numpy_order(a, float_order):
     """Whether host keys a (native, contiguous) need numpy's float order applied: floats
-    holding a NaN or a negative zero (without them, totalOrder is numpy's order)."""
-    if float_order != "numpy" or a.dtype.kind != "f":
+    holding a NaN or a negative zero (without them, totalOrder is numpy's order). The
+    minimum is NaN when any key is (one vectorised read); zeros are looked for only when
+    the keys reach zero."""
+    if float_order != "numpy" or a.dtype.kind != "f" or a.size == 0:
         return False
-    unsigned, sign, _, exponent = _FLOAT_BITS[a.dtype.itemsize]
-    bits = a.view(unsigned)
-    return bool(np.any(bits == sign) or np.any((bits & ~sign) > exponent))
+    low = a.min()
+    if np.isnan(low):
+        return True
+    if low > 0 or a.max() < 0:
+        return False
+    zeros = a == 0
+    return bool(zeros.any() and np.signbit(a[zeros]).any())
 
 
 def numpy_order_keys(a):
