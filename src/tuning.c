@@ -33,9 +33,10 @@ typedef struct tuning_row {
 static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
        that fit the caches; POCL runs a work-group on one thread. Flat sorts partition
-       first (1.04-1.97x faster than LSD passes from 2^17 to 2^26 keys, README): segments
-       of up to 2^17 keys (two copies of 32-bit keys in 1 MiB) in local memory, which is
-       cached memory there, larger ones partitioned again. Measured on POCL 3.1. */
+       first (at 2^24 keys 1.7-2.0x faster than LSD passes on POCL pthread, 1.2-2.5x on
+       POCL basic, in one run each; README): segments of up to 2^17 keys (two copies of
+       32-bit keys in 1 MiB) in local memory, which is cached memory there, larger ones
+       partitioned again. Measured on POCL 3.1. */
     { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072 },
       "CPUs" },
     /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
