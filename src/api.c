@@ -510,17 +510,22 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
         status = dispatch_sort(sorter, queue, r, 0, NULL, &sorted);
     const cl_mem written[] = { r->argsort ? NULL : r->keys, r->values };
     const size_t sizes[] = { r->keys_size, r->values_size };
+    cl_event unmapped[2] = { NULL, NULL };
     for (int i = 0; i < 2 && status == CLRADIX_SUCCESS; ++i) {
         if (!written[i])
             continue;
         void *mapped = clEnqueueMapBuffer(queue, written[i], CL_TRUE, CL_MAP_READ, 0, sizes[i], 1, &sorted, NULL,
                                           &err);
         if (err == CL_SUCCESS)
-            err = clEnqueueUnmapMemObject(queue, written[i], mapped, 0, NULL, NULL);
+            err = clEnqueueUnmapMemObject(queue, written[i], mapped, 0, NULL, &unmapped[i]);
         status = status_from_cl(err);
     }
-    if (status == CLRADIX_SUCCESS)
-        status = status_from_cl(clFinish(queue));  /* the unmaps are done before the buffers go */
+    for (int i = 0; i < 2; ++i)
+        if (unmapped[i]) {  /* done before the call returns the arrays to the caller */
+            if (status == CLRADIX_SUCCESS)
+                status = status_from_cl(clWaitForEvents(1, &unmapped[i]));
+            clReleaseEvent(unmapped[i]);
+        }
     if (sorted)
         clReleaseEvent(sorted);
     if (r->keys)

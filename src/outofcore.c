@@ -192,7 +192,8 @@ static clradix_status sort_buckets(worker *w, int where, const size_t *first, co
             continue;
         }
         unsigned e = d + 1;  /* the run [d, e) */
-        while (e < to && end_bit > s->r.begin_bit && host_segments_fit(w->sorter, &run, offsets, d - from, e + 1 - from))
+        while (e < to && end_bit > s->r.begin_bit
+               && host_segments_fit(w->sorter, &run, offsets, d - from, e + 1 - from))
             ++e;
         if (e - d > 1) {
             const size_t vs = s->r.value_size;
