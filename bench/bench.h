@@ -35,6 +35,8 @@ int parse_dist(const char *item, bench_dist *dist);
 int for_each_item(const char *list, int (*add)(void *context, const char *item), void *context);
 
 const char *dist_name(bench_dist d);
+/* Key types the benchmark knows: every clradix_key_type, in enum order. */
+enum { TYPE_COUNT = CLRADIX_BF16 + 1 };
 const char *type_name(clradix_key_type type);
 unsigned type_bytes(clradix_key_type type);
 

@@ -57,7 +57,13 @@ extern "C" int boost_sort(cl_command_queue queue, clradix_key_type type, cl_mem 
         case CLRADIX_U64: return sort_typed<bc::ulong_>(q, keys, values, value_size, n);
         case CLRADIX_I64: return sort_typed<bc::long_>(q, keys, values, value_size, n);
         case CLRADIX_F64: return sort_typed<bc::double_>(q, keys, values, value_size, n);
+        case CLRADIX_U8: return sort_typed<bc::uchar_>(q, keys, values, value_size, n);
+        case CLRADIX_I8: return sort_typed<bc::char_>(q, keys, values, value_size, n);
+        case CLRADIX_U16: return sort_typed<bc::ushort_>(q, keys, values, value_size, n);
+        case CLRADIX_I16: return sort_typed<bc::short_>(q, keys, values, value_size, n);
+        case CLRADIX_F16: case CLRADIX_BF16: break;
         }
+        std::snprintf(why, why_size, "Boost.Compute's radix sort takes no 16-bit float keys");
         return 1;
     } catch (const std::exception &e) {
         std::snprintf(why, why_size, "%s", e.what());

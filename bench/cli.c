@@ -32,7 +32,7 @@ int parse_size(const char *text, size_t *out)
 
 int parse_type(const char *item, clradix_key_type *type)
 {
-    for (int t = 0; t < 6; ++t)
+    for (int t = 0; t < TYPE_COUNT; ++t)
         if (!strcmp(item, type_name((clradix_key_type)t))) {
             *type = (clradix_key_type)t;
             return 1;

@@ -13,13 +13,19 @@ const char *dist_name(bench_dist d)
 
 const char *type_name(clradix_key_type type)
 {
-    static const char *const names[] = { "u32", "i32", "f32", "u64", "i64", "f64" };
-    return (unsigned)type < 6 ? names[type] : "?";
+    static const char *const names[TYPE_COUNT] = { "u32", "i32", "f32", "u64", "i64", "f64",
+                                                   "u8", "i8", "u16", "i16", "f16", "bf16" };
+    return (unsigned)type < TYPE_COUNT ? names[type] : "?";
 }
 
 unsigned type_bytes(clradix_key_type type)
 {
-    return type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64 ? 8 : 4;
+    switch (type) {
+    case CLRADIX_U8: case CLRADIX_I8: return 1;
+    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: return 2;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: return 8;
+    default: return 4;
+    }
 }
 
 static uint64_t splitmix(uint64_t *state)
@@ -32,15 +38,22 @@ static uint64_t splitmix(uint64_t *state)
 
 static uint64_t get_key(const void *keys, unsigned bytes, size_t i)
 {
-    return bytes == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
+    switch (bytes) {
+    case 1: return ((const uint8_t *)keys)[i];
+    case 2: return ((const uint16_t *)keys)[i];
+    case 4: return ((const uint32_t *)keys)[i];
+    default: return ((const uint64_t *)keys)[i];
+    }
 }
 
 static void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
 {
-    if (bytes == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
+    switch (bytes) {
+    case 1: ((uint8_t *)keys)[i] = (uint8_t)v; break;
+    case 2: ((uint16_t *)keys)[i] = (uint16_t)v; break;
+    case 4: ((uint32_t *)keys)[i] = (uint32_t)v; break;
+    default: ((uint64_t *)keys)[i] = v; break;
+    }
 }
 
 uint64_t order_image(clradix_key_type type, uint64_t key)
@@ -50,6 +63,9 @@ uint64_t order_image(clradix_key_type type, uint64_t key)
     case CLRADIX_I64: return key ^ 0x8000000000000000ull;
     case CLRADIX_F32: return key & 0x80000000u ? ~key & 0xFFFFFFFFu : key | 0x80000000u;
     case CLRADIX_F64: return key >> 63 ? ~key : key | 0x8000000000000000ull;
+    case CLRADIX_I8: return key ^ 0x80u;
+    case CLRADIX_I16: return key ^ 0x8000u;
+    case CLRADIX_F16: case CLRADIX_BF16: return key & 0x8000u ? ~key & 0xFFFFu : key | 0x8000u;
     default: return key;
     }
 }
@@ -63,7 +79,12 @@ static uint64_t random_key(clradix_key_type type, uint64_t *state)
             continue;
         if (type == CLRADIX_F64 && ((r >> 52) & 0x7FF) == 0x7FF)
             continue;
-        return type_bytes(type) == 4 ? (uint32_t)r : r;
+        if (type == CLRADIX_F16 && ((r >> 10) & 0x1F) == 0x1F)
+            continue;
+        if (type == CLRADIX_BF16 && ((r >> 7) & 0xFF) == 0xFF)
+            continue;
+        const unsigned bits = 8 * type_bytes(type);
+        return bits == 64 ? r : r & ((1ull << bits) - 1);
     }
 }
 
@@ -140,48 +161,39 @@ static size_t value_index(const void *values, size_t value_size, size_t i)
 
 /* Comparators for sorting keys alone, as a user of qsort would write them (floats by bit
    pattern in totalOrder, since < is wrong for NaN). */
-static int compare_u32(const void *a, const void *b)
-{
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_f32(const void *a, const void *b)
-{
-    const uint64_t x = order_image(CLRADIX_F32, *(const uint32_t *)a), y = order_image(CLRADIX_F32, *(const uint32_t *)b);
-    return (x > y) - (x < y);
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_f64(const void *a, const void *b)
-{
-    const uint64_t x = order_image(CLRADIX_F64, *(const uint64_t *)a), y = order_image(CLRADIX_F64, *(const uint64_t *)b);
-    return (x > y) - (x < y);
-}
+#define INTEGER_COMPARE(name, T)                              \
+    static int name(const void *a, const void *b)             \
+    {                                                         \
+        const T x = *(const T *)a, y = *(const T *)b;         \
+        return (x > y) - (x < y);                             \
+    }
+#define FLOAT_COMPARE(name, T, type)                                                              \
+    static int name(const void *a, const void *b)                                                 \
+    {                                                                                             \
+        const uint64_t x = order_image(type, *(const T *)a), y = order_image(type, *(const T *)b); \
+        return (x > y) - (x < y);                                                                 \
+    }
+INTEGER_COMPARE(compare_u8, uint8_t)
+INTEGER_COMPARE(compare_i8, int8_t)
+INTEGER_COMPARE(compare_u16, uint16_t)
+INTEGER_COMPARE(compare_i16, int16_t)
+INTEGER_COMPARE(compare_u32, uint32_t)
+INTEGER_COMPARE(compare_i32, int32_t)
+INTEGER_COMPARE(compare_u64, uint64_t)
+INTEGER_COMPARE(compare_i64, int64_t)
+FLOAT_COMPARE(compare_f16, uint16_t, CLRADIX_F16)
+FLOAT_COMPARE(compare_bf16, uint16_t, CLRADIX_BF16)
+FLOAT_COMPARE(compare_f32, uint32_t, CLRADIX_F32)
+FLOAT_COMPARE(compare_f64, uint64_t, CLRADIX_F64)
 
 void qsort_sort(clradix_key_type type, void *keys, void *values, size_t value_size, size_t n)
 {
     const unsigned bytes = type_bytes(type);
     if (!values) {  /* keys alone: equal keys are indistinguishable, so qsort's instability is invisible */
-        static int (*const compare[])(const void *, const void *) = { compare_u32, compare_i32, compare_f32,
-                                                                       compare_u64, compare_i64, compare_f64 };
+        static int (*const compare[TYPE_COUNT])(const void *, const void *) = {
+            compare_u32, compare_i32, compare_f32, compare_u64, compare_i64, compare_f64,
+            compare_u8, compare_i8, compare_u16, compare_i16, compare_f16, compare_bf16,
+        };
         qsort(keys, n, bytes, compare[type]);
         return;
     }

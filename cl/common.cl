@@ -1,7 +1,7 @@
 /*
  * Definitions shared by the radix-sort kernels. The host prepends this file to the kernel
  * files and sets the shape of the code with -D build options:
- *   KEY_BITS     32 or 64: width of a key
+ *   KEY_BITS     8, 16, 32 or 64: width of a key, which kernels read and write as such
  *   VALUE_SIZE   0 (keys only), 4, 8 or 16: bytes of the value moved with each key
  *   RADIX_BITS   1..8: bits sorted per pass (RADIX digits)
  *   WG           work-items per group of the sort kernels, a power of two
@@ -20,8 +20,8 @@
  * What varies per call (bit range, key transform, direction, pass) comes in as kernel
  * arguments, so one program serves every key type of one width.
  */
-#if !defined(KEY_BITS) || (KEY_BITS != 32 && KEY_BITS != 64)
-#error "KEY_BITS must be 32 or 64"
+#if !defined(KEY_BITS) || (KEY_BITS != 8 && KEY_BITS != 16 && KEY_BITS != 32 && KEY_BITS != 64)
+#error "KEY_BITS must be 8, 16, 32 or 64"
 #endif
 #if !defined(VALUE_SIZE) || (VALUE_SIZE != 0 && VALUE_SIZE != 4 && VALUE_SIZE != 8 && VALUE_SIZE != 16)
 #error "VALUE_SIZE must be 0, 4, 8 or 16"
@@ -90,7 +90,11 @@
 #define INDEX_LOW_WORD 1
 #endif
 
-#if KEY_BITS == 32
+#if KEY_BITS == 8
+typedef uchar radix_key;
+#elif KEY_BITS == 16
+typedef ushort radix_key;
+#elif KEY_BITS == 32
 typedef uint radix_key;
 #else
 typedef ulong radix_key;

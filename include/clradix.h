@@ -94,12 +94,21 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  *             sign of zero are kept. numpy and torch put every NaN last instead.
  *             Floats are handled as bit patterns, so F64 needs no double-precision
  *             support on the device.
+ *   U8, U16   unsigned integers of 8 and 16 bits (since 1.4).
+ *   I8, I16   two's complement signed integers of 8 and 16 bits (since 1.4).
+ *   F16       IEEE 754 binary16 in a 16-bit word, in totalOrder as F32 (since 1.4).
+ *   BF16      bfloat16 (the top 16 bits of a binary32) in a 16-bit word, in totalOrder
+ *             as F32 (since 1.4).
+ * Keys are read and written at their own width (1, 2, 4 or 8 bytes each); a sort runs one
+ * digit pass per 8 bits of the bit range at most, so 8-bit keys take one pass, 16-bit keys
+ * two. No type needs half- or double-precision arithmetic on the device.
  * 64-bit key types need 64-bit integers in kernels (every full-profile device; an
  * embedded-profile one needs cles_khr_int64): without them a call returns
  * CLRADIX_ERROR_UNSUPPORTED.
  */
 typedef enum clradix_key_type {
-    CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64
+    CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64,
+    CLRADIX_U8, CLRADIX_I8, CLRADIX_U16, CLRADIX_I16, CLRADIX_F16, CLRADIX_BF16
 } clradix_key_type;
 
 /* Largest n a device-buffer call accepts: offsets inside the kernels are 32-bit. The

@@ -221,11 +221,9 @@ clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t by
 static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type type, size_t n,
                                  const clradix_options *options, sort_request *r)
 {
-    switch (type) {
-    case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: r->key_bytes = 4; break;
-    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: r->key_bytes = 8; break;
-    default: return CLRADIX_ERROR_INVALID_ARGUMENT;
-    }
+    r->key_bytes = key_type_bytes(type);
+    if (!r->key_bytes)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
     const unsigned width = r->key_bytes * 8;
     r->type = type;
     r->n = n;

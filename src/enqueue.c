@@ -98,14 +98,28 @@ cl_int enqueue_scan(chain *c, const radix_program *p, const scan_plan *plan, con
     return err;
 }
 
+/* A mask as the kernel argument of keys of that many bytes (the member of that width). */
+static union key_arg key_arg_of(uint64_t mask, unsigned bytes)
+{
+    union key_arg a;
+    switch (bytes) {
+    case 1: a.u8 = (cl_uchar)mask; break;
+    case 2: a.u16 = (cl_ushort)mask; break;
+    case 4: a.u32 = (cl_uint)mask; break;
+    default: a.u64 = mask; break;
+    }
+    return a;
+}
+
 void make_key_args(const sort_request *r, key_args *k)
 {
-    key_transform(r->type, r->descending, &k->pos64, &k->neg64);
-    k->pos32 = (cl_uint)k->pos64;
-    k->neg32 = (cl_uint)k->neg64;
+    uint64_t pos, neg;
+    key_transform(r->type, r->descending, &pos, &neg);
     k->size = r->key_bytes;
-    k->pos_xor = r->key_bytes == 8 ? (const void *)&k->pos64 : (const void *)&k->pos32;
-    k->neg_xor = r->key_bytes == 8 ? (const void *)&k->neg64 : (const void *)&k->neg32;
+    k->pos = key_arg_of(pos, r->key_bytes);
+    k->neg = key_arg_of(neg, r->key_bytes);
+    k->pos_xor = &k->pos;
+    k->neg_xor = &k->neg;
     k->begin_bit = r->begin_bit;
     k->end_bit = r->end_bit;
 }

@@ -73,7 +73,7 @@ static inline int size_mul(size_t a, size_t b, size_t *product)
 /* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
    value size class. */
 enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_KINDS };
-enum { KEY_CLASSES = 2, VALUE_CLASSES = 4 };
+enum { KEY_CLASSES = 4, VALUE_CLASSES = 4 };  /* keys of 4, 8, 2 and 1 bytes; values of 0, 4, 8, 16 */
 enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, MAX_SCAN_LEVELS = 8 };
 
 /* The temporary buffers of one sort (scratch.c). */
@@ -278,10 +278,9 @@ cl_int enqueue_scan(chain *c, const radix_program *p, const scan_plan *plan, con
 /* The key transform and bit range, as kernel arguments. */
 typedef struct key_args {
     cl_uint begin_bit, end_bit;
-    size_t size;                  /* 4 or 8: the key width */
-    const void *pos_xor, *neg_xor;
-    uint64_t pos64, neg64;
-    cl_uint pos32, neg32;
+    size_t size;                  /* 1, 2, 4 or 8: the key width, and the size of the two below */
+    const void *pos_xor, *neg_xor;  /* the key transform's masks as kernel arguments: at pos, neg */
+    union key_arg { cl_uchar u8; cl_ushort u16; cl_uint u32; cl_ulong u64; } pos, neg;
 } key_args;
 void make_key_args(const sort_request *r, key_args *k);
 

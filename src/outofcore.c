@@ -44,18 +44,6 @@ typedef struct worker {
     int started;
 } worker;
 
-static uint64_t key_at(const unsigned char *keys, unsigned bytes, size_t i)
-{
-    if (bytes == 4) {
-        uint32_t k;
-        memcpy(&k, keys + i * 4, 4);
-        return k;
-    }
-    uint64_t k;
-    memcpy(&k, keys + i * 8, 8);
-    return k;
-}
-
 /* Digit `shift .. shift + bits` of key's image. */
 static unsigned digit_of(const large_sort *s, uint64_t key, unsigned shift, unsigned bits)
 {
@@ -95,7 +83,7 @@ static unsigned varying_end(const large_sort *s, const unsigned char *keys, size
     const unsigned width = s->r.key_bytes * 8;
     uint64_t any = 0, all = ~(uint64_t)0;
     for (size_t i = lo; i < lo + count; ++i) {
-        const uint64_t image = key_image(key_at(keys, s->r.key_bytes, i), width, s->pos_xor, s->neg_xor);
+        const uint64_t image = key_image(key_load(keys, s->r.key_bytes, i), width, s->pos_xor, s->neg_xor);
         any |= image;
         all &= image;
     }
@@ -120,11 +108,11 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
     size_t next[PARTITION_RADIX];
     memset(counts, 0, PARTITION_RADIX * sizeof *counts);
     for (size_t i = lo; i < lo + count; ++i)
-        ++counts[digit_of(s, key_at(keys, kb, i), shift, bits)];
+        ++counts[digit_of(s, key_load(keys, kb, i), shift, bits)];
     for (unsigned d = 0; d < PARTITION_RADIX; ++d)
         first[d] = next[d] = d ? first[d - 1] + counts[d - 1] : lo;
     for (size_t i = lo; i < lo + count; ++i) {
-        const size_t j = next[digit_of(s, key_at(keys, kb, i), shift, bits)]++;
+        const size_t j = next[digit_of(s, key_load(keys, kb, i), shift, bits)]++;
         memcpy(s->keys[to] + j * kb, keys + i * kb, kb);
         if (vs)
             copy_value(s, values, i, s->values[to] + j * vs);

@@ -353,7 +353,7 @@ static clradix_status build(clradix_sorter *sorter, radix_program *p, enum progr
 clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, unsigned key_bytes, unsigned value_bytes,
                            radix_program **out)
 {
-    const unsigned key_class = key_bytes == 8;
+    const unsigned key_class = key_bytes == 4 ? 0 : key_bytes == 8 ? 1 : key_bytes == 2 ? 2 : 3;  /* 0: made at creation */
     const unsigned value_class = value_bytes == 0 ? 0 : value_bytes == 4 ? 1 : value_bytes == 8 ? 2 : 3;
     radix_program *p = &sorter->programs[kind][key_class][value_class];
 

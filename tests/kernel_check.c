@@ -169,6 +169,26 @@ static const check_case cases[] = {
       { { CLRADIX_I64, DIST_RANDOM, 1200, PAIRS(DEVICE, 8), { 40, 64, 0 } },
         { CLRADIX_U32, DIST_SIXTEEN, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
       ENGINE_GPU },
+
+    /* 8- and 16-bit keys (bytes and half-words in local memory, next to each other's
+       work-items): LSD passes, the one-launch path, and the engine, at GPU shapes. */
+    { "gpu-like narrow", GPU_LIKE, "",
+      { { CLRADIX_U8, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I16, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 8), { 0, 0, 1 } },
+        { CLRADIX_F16, DIST_RANDOM, 300, PAIRS(DEVICE, 16), { 0 } },
+        { CLRADIX_BF16, DIST_RANDOM, 1500, ARGSORT(HOST, 4), { 3, 13, 1 } } } },
+    { "gpu-row-48k narrow", GPU_ROW, LIMITS_48K,
+      { { CLRADIX_U16, DIST_RANDOM, 5000, PAIRS(DEVICE, 4), { 0 } },
+        { CLRADIX_I8, DIST_RANDOM, 2500, ARGSORT(DEVICE, 8), { 0 } } } },
+    { "own engine narrow", OWN, "",
+      { { CLRADIX_U8, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0 } },
+        { CLRADIX_I16, DIST_RANDOM, 1, KEYS(DEVICE), { 0 }, mix } },
+      ENGINE },
+    { "gpu-like engine narrow", GPU_LIKE, "",
+      { { CLRADIX_U16, DIST_RANDOM, 4000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F16, DIST_RANDOM, 1, PAIRS(DEVICE, 4), { 0 }, mix },
+        { CLRADIX_U8, DIST_LOW_ENTROPY, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
+      ENGINE_GPU },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 

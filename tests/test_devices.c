@@ -163,6 +163,9 @@ START_TEST(test_multi_device)
         { CLRADIX_I64, SORT_PAIRS, 16, { 5, 50, 0 } },
         { CLRADIX_F64, SORT_ARGSORT, 8, { 0 } },
         { CLRADIX_U32, SORT_ARGSORT, 4, { 0, 0, 1 } },
+        { CLRADIX_U16, SORT_PAIRS, 4, { 0 } },
+        { CLRADIX_I8, SORT_KEYS, 0, { 0, 0, 1 } },
+        { CLRADIX_BF16, SORT_ARGSORT, 4, { 2, 14, 0 } },
     };
     const size_t n = 200003;
     char msg[256];

@@ -11,8 +11,9 @@
 
 static void setup(void) { open_dev(NULL); }
 
-static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
-                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,
+                                          CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,  CLRADIX_U16, CLRADIX_I16,
+                                          CLRADIX_F16, CLRADIX_BF16 };
 enum { TYPE_COUNT = sizeof types / sizeof types[0] };
 
 /* Edge values of each type as bit patterns, in ascending order. */
@@ -48,23 +49,31 @@ static const uint64_t f64_edges[] = {
     0x7FFFFFFFFFFFFFFF /* +NaN, largest payload */,
 };
 
-static const struct { const uint64_t *values; size_t count; } edges[TYPE_COUNT] = {
-    { u32_edges, sizeof u32_edges / 8 }, { i32_edges, sizeof i32_edges / 8 }, { f32_edges, sizeof f32_edges / 8 },
-    { u64_edges, sizeof u64_edges / 8 }, { i64_edges, sizeof i64_edges / 8 }, { f64_edges, sizeof f64_edges / 8 },
+static const uint64_t u8_edges[] = { 0, 1, 0x7F, 0x80, 0x81, 0xFE, 0xFF };
+static const uint64_t i8_edges[] = { 0x80 /* -128 */, 0x81, 0xFE, 0xFF /* -1 */, 0, 1, 0x7E, 0x7F /* 127 */ };
+static const uint64_t u16_edges[] = { 0, 1, 0xFF, 0x100, 0x7FFF, 0x8000, 0x8001, 0xFFFE, 0xFFFF };
+static const uint64_t i16_edges[] = { 0x8000 /* -32768 */, 0x8001, 0xFF00 /* -256 */, 0xFFFF /* -1 */, 0, 1,
+                                      0xFF, 0x100, 0x7FFF /* 32767 */ };
+static const uint64_t f16_edges[] = {
+    0xFFFF /* -NaN, largest payload */, 0xFE00 /* -quiet NaN */, 0xFC01 /* -signalling NaN */, 0xFC00 /* -inf */,
+    0xFBFF /* -65504 */, 0xBC00 /* -1 */, 0x8400 /* -smallest normal */, 0x83FF /* largest negative denormal */,
+    0x8001 /* smallest negative denormal */, 0x8000 /* -0.0 */, 0x0000 /* +0.0 */, 0x0001, 0x03FF /* denormals */,
+    0x0400 /* smallest normal */, 0x3C00 /* 1 */, 0x7BFF /* 65504 */, 0x7C00 /* +inf */,
+    0x7C01 /* +signalling NaN */, 0x7E00 /* +quiet NaN */, 0x7FFF /* +NaN, largest payload */,
+};
+static const uint64_t bf16_edges[] = {
+    0xFFFF /* -NaN, largest payload */, 0xFFC0 /* -quiet NaN */, 0xFF81 /* -signalling NaN */, 0xFF80 /* -inf */,
+    0xFF7F /* -largest finite */, 0xBF80 /* -1 */, 0x8080 /* -smallest normal */, 0x807F /* largest negative denormal */,
+    0x8001 /* smallest negative denormal */, 0x8000 /* -0.0 */, 0x0000 /* +0.0 */, 0x0001, 0x007F /* denormals */,
+    0x0080 /* smallest normal */, 0x3F80 /* 1 */, 0x7F7F /* largest finite */, 0x7F80 /* +inf */,
+    0x7F81 /* +signalling NaN */, 0x7FC0 /* +quiet NaN */, 0x7FFF /* +NaN, largest payload */,
 };
 
-static void put(void *keys, unsigned bytes, size_t i, uint64_t v)
-{
-    if (bytes == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
-}
-
-static uint64_t get(const void *keys, unsigned bytes, size_t i)
-{
-    return bytes == 4 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
-}
+#define EDGES(array) { array, sizeof array / sizeof array[0] }
+static const struct { const uint64_t *values; size_t count; } edges[TYPE_COUNT] = {
+    EDGES(u32_edges), EDGES(i32_edges), EDGES(f32_edges), EDGES(u64_edges), EDGES(i64_edges), EDGES(f64_edges),
+    EDGES(u8_edges),  EDGES(i8_edges),  EDGES(u16_edges), EDGES(i16_edges), EDGES(f16_edges), EDGES(bf16_edges),
+};
 
 enum { COPIES = 3 };  /* each edge value appears this often, so stability shows */
 
@@ -78,12 +87,12 @@ START_TEST(test_edge_values)
     uint32_t *values = malloc(n * 4);
     uint64_t state = 99;
     for (size_t i = 0; i < n; ++i)
-        put(input, bytes, i, edges[_i].values[i % count]);
+        put_key(input, bytes, i, edges[_i].values[i % count]);
     for (size_t i = n - 1; i > 0; --i) {  /* Fisher-Yates */
         const size_t j = rng_next(&state) % (i + 1);
-        const uint64_t t = get(input, bytes, i);
-        put(input, bytes, i, get(input, bytes, j));
-        put(input, bytes, j, t);
+        const uint64_t t = get_key(input, bytes, i);
+        put_key(input, bytes, i, get_key(input, bytes, j));
+        put_key(input, bytes, j, t);
     }
 
     for (int descending = 0; descending < 2; ++descending) {
@@ -97,14 +106,14 @@ START_TEST(test_edge_values)
             ck_assert_int_eq(run_sort(&dev, &calls[c], type, keys, values, n, &options), CLRADIX_SUCCESS);
             for (size_t i = 0; i < n; ++i) {
                 const size_t rank = descending ? count - 1 - i / COPIES : i / COPIES;
-                ck_assert_msg(get(keys, bytes, i) == edges[_i].values[rank],
+                ck_assert_msg(get_key(keys, bytes, i) == edges[_i].values[rank],
                               "type %d %s call %zu: key %zu is 0x%llx, want 0x%llx", type,
-                              descending ? "descending" : "ascending", c, i, (unsigned long long)get(keys, bytes, i),
+                              descending ? "descending" : "ascending", c, i, (unsigned long long)get_key(keys, bytes, i),
                               (unsigned long long)edges[_i].values[rank]);
                 if (calls[c].kind == SORT_PAIRS && i % COPIES)  /* equal keys keep their input order */
                     ck_assert_uint_gt(values[i], values[i - 1]);
                 if (calls[c].kind == SORT_PAIRS)
-                    ck_assert(get(input, bytes, values[i]) == get(keys, bytes, i));
+                    ck_assert(get_key(input, bytes, values[i]) == get_key(keys, bytes, i));
             }
         }
         /* Argsort gives the same order as indices. */
@@ -114,7 +123,7 @@ START_TEST(test_edge_values)
         ck_assert_mem_eq(keys, input, n * bytes);
         for (size_t i = 0; i < n; ++i) {
             const size_t rank = descending ? count - 1 - i / COPIES : i / COPIES;
-            ck_assert(get(input, bytes, values[i]) == edges[_i].values[rank]);
+            ck_assert(get_key(input, bytes, values[i]) == edges[_i].values[rank]);
             if (i % COPIES)
                 ck_assert_uint_gt(values[i], values[i - 1]);
         }
@@ -122,6 +131,55 @@ START_TEST(test_edge_values)
     free(input);
     free(keys);
     free(values);
+}
+END_TEST
+
+/* 8- and 16-bit keys: every bit pattern COPIES times, shuffled, sorted both ways by a pair
+   sort of each API and by argsort, against the oracle. */
+START_TEST(test_every_pattern)
+{
+    const clradix_key_type type = types[6 + _i];  /* U8 .. BF16 */
+    const unsigned bytes = key_bytes_of(type);
+    const size_t patterns = (size_t)1 << (8 * bytes), n = patterns * COPIES;
+    void *input = malloc(n * bytes), *keys = malloc(n * bytes);
+    void *values = make_values(4, n), *out_values = malloc(n * 4);
+    uint64_t state = 7;
+    for (size_t i = 0; i < n; ++i)
+        put_key(input, bytes, i, i % patterns);
+    for (size_t i = n - 1; i > 0; --i) {  /* Fisher-Yates */
+        const size_t j = rng_next(&state) % (i + 1);
+        const uint64_t t = get_key(input, bytes, i);
+        put_key(input, bytes, i, get_key(input, bytes, j));
+        put_key(input, bytes, j, t);
+    }
+    static const sort_call calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 4 },
+                                       { API_HOST, SORT_ARGSORT, 4 } };
+    char msg[256], name[64];
+    for (int descending = 0; descending < 2; ++descending) {
+        const clradix_options options = { 0, 0, descending };
+        size_t *perm = oracle_order(type, input, n, &options);
+        for (size_t c = 0; c < sizeof calls / sizeof calls[0]; ++c) {
+            memcpy(keys, input, n * bytes);
+            memcpy(out_values, values, n * 4);
+            ck_assert_int_eq(run_sort(&dev, &calls[c], type, keys, out_values, n, &options), CLRADIX_SUCCESS);
+            int failed = 0;
+            if (calls[c].kind == SORT_ARGSORT) {
+                failed = memcmp(keys, input, n * bytes) != 0;
+                for (size_t i = 0; i < n && !failed; ++i)
+                    failed = ((const uint32_t *)out_values)[i] != perm[i];
+                snprintf(msg, sizeof msg, "argsort differs from the oracle");
+            } else {
+                failed = check_sorted(type, input, keys, values, out_values, 4, n, perm, msg, sizeof msg);
+            }
+            ck_assert_msg(!failed, "type %d %s %s: %s", type, descending ? "descending" : "ascending",
+                          sort_call_name(&calls[c], name, sizeof name), msg);
+        }
+        free(perm);
+    }
+    free(input);
+    free(keys);
+    free(values);
+    free(out_values);
 }
 END_TEST
 
@@ -195,7 +253,8 @@ END_TEST
    paths. */
 START_TEST(test_float_windows)
 {
-    const int t = _i ? 5 : 2;  /* F32, F64 */
+    static const int floats[] = { 2, 5, 10, 11 };  /* F32, F64, F16, BF16 */
+    const int t = floats[_i];
     const clradix_key_type type = types[t];
     const unsigned bytes = key_bytes_of(type), w = bytes * 8, marks[] = { 0, w / 3, 3 * w / 4, w };
     static const sort_call calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 8 },
@@ -208,7 +267,7 @@ START_TEST(test_float_windows)
         void *keys = make_keys(type, DIST_RANDOM, n, 71 + z), *values = make_values(8, n), *out = malloc(n * bytes);
         uint64_t state = 5;
         for (size_t i = 0; i < n; i += 2)
-            put(keys, bytes, i, edges[t].values[rng_next(&state) % edges[t].count]);
+            put_key(keys, bytes, i, edges[t].values[rng_next(&state) % edges[t].count]);
         for (int b = 0; b < 4; ++b)
             for (int e = b + 1; e < 4; ++e)
                 for (int descending = 0; descending < 2; ++descending) {
@@ -244,17 +303,18 @@ START_TEST(test_float_windows)
 }
 END_TEST
 
-/* Values of 4, 8 and 16 bytes keep every byte, through both APIs and both key widths. */
+/* Values of 4, 8 and 16 bytes keep every byte, through both APIs and every key width. */
 START_TEST(test_value_widths)
 {
     static const size_t widths[] = { 4, 8, 16 };
     char msg[256];
     for (size_t v = 0; v < 3; ++v)
         for (int api = 0; api < 2; ++api)
-            for (int wide = 0; wide < 2; ++wide) {
+            for (int wide = 0; wide < 4; ++wide) {  /* keys of every width */
+                static const clradix_key_type width_types[] = { CLRADIX_I32, CLRADIX_F64, CLRADIX_U8, CLRADIX_F16 };
                 const sort_call call = { api ? API_HOST : API_DEVICE, SORT_PAIRS, widths[v] };
-                const clradix_key_type type = wide ? CLRADIX_F64 : CLRADIX_I32;
-                const int failed = sort_case(&dev, &call, type, DIST_SIXTEEN, 70001, NULL, v * 4 + api * 2 + wide, msg,
+                const clradix_key_type type = width_types[wide];
+                const int failed = sort_case(&dev, &call, type, DIST_SIXTEEN, 70001, NULL, v * 8 + api * 4 + wide, msg,
                                              sizeof msg);
                 ck_assert_msg(!failed, "value size %zu type %d api %d: %s", widths[v], type, api, msg);
             }
@@ -268,9 +328,10 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, close_dev);
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_edge_values, 0, TYPE_COUNT);
+    tcase_add_loop_test(tc, test_every_pattern, 0, 6);
     tcase_add_loop_test(tc, test_descending, 0, TYPE_COUNT);
     tcase_add_loop_test(tc, test_bit_windows, 0, TYPE_COUNT);
-    tcase_add_loop_test(tc, test_float_windows, 0, 2);
+    tcase_add_loop_test(tc, test_float_windows, 0, 4);
     tcase_add_test(tc, test_value_widths);
     suite_add_tcase(s, tc);
     return run_device_suite(s, "test_keys");

@@ -68,13 +68,21 @@ static void *special_keys(clradix_key_type type, size_t n, uint64_t seed)
                                         0x7FF0000000000001ull, 0xFFF0000000000123ull, 0x7FF0000000000000ull,
                                         0xFFF0000000000000ull, 1, 0x8000000000000001ull, 0x7FFFFFFFFFFFFFFFull,
                                         0xFFFFFFFFFFFFFFFFull, 0x3FF0000000000000ull };
+    static const uint64_t edges16[] = { 0x0000, 0x8000, 0x7E00, 0xFE00, 0x7C01, 0xFC23, 0x7C00,  /* binary16 */
+                                        0xFC00, 0x0001, 0x8001, 0x7FFF, 0xFFFF, 0x3C00 };
+    static const uint64_t edges8[] = { 0x00, 0x80, 0x7F, 0xFF, 0x01, 0x81 };
+    const unsigned bytes = key_bytes_of(type);
+    const uint64_t *edges = bytes == 1 ? edges8 : bytes == 2 ? edges16 : NULL;
+    const size_t count = bytes == 1 ? sizeof edges8 / 8 : sizeof edges16 / 8;
     void *keys = make_keys(type, DIST_RANDOM, n, seed);
     uint64_t state = seed ^ 0x5eed;
     for (size_t i = 0; i < n; ++i) {
         const uint64_t r = rng_next(&state);
         if (r % 3 == 0)
             continue;
-        if (key_bytes_of(type) == 4)
+        if (edges)
+            put_key(keys, bytes, i, edges[(r >> 8) % count]);
+        else if (bytes == 4)
             ((uint32_t *)keys)[i] = edges32[(r >> 8) % (sizeof edges32 / sizeof edges32[0])];
         else
             ((uint64_t *)keys)[i] = edges64[(r >> 8) % (sizeof edges64 / sizeof edges64[0])];
@@ -295,10 +303,12 @@ static void run_case(const mpi_case *c)
 static void sort_cases(void)
 {
     static const size_t value_sizes[] = { 4, 8, 16 };
-    static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
-                                              CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
-    char names[6][40];
-    for (int t = 0; t < 6; ++t) {  /* every type, keys and pairs, sizes that differ per rank */
+    static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64,
+                                              CLRADIX_I64, CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,
+                                              CLRADIX_U16, CLRADIX_I16, CLRADIX_F16, CLRADIX_BF16 };
+    enum { TYPES = sizeof types / sizeof types[0] };
+    char names[TYPES][40];
+    for (int t = 0; t < TYPES; ++t) {  /* every type, keys and pairs, sizes that differ per rank */
         snprintf(names[t], sizeof names[t], "random %d, pairs %zu", t, value_sizes[t % 3]);
         const mpi_case pairs = { names[t], types[t], value_sizes[t % 3], DIST_RANDOM, 0, 3001, 997, -1, { 0 }, 0 };
         run_case(&pairs);
@@ -321,6 +331,10 @@ static void sort_cases(void)
         { "f64 edge values, descending", CLRADIX_F64, 8, DIST_RANDOM, 1, 3000, 0, -1, { .descending = 1 },
           OUT_BALANCED },
         { "u64 and i64 extremes", CLRADIX_I64, 0, DIST_RANDOM, 1, 3000, 0, -1, { 0 }, OUT_BALANCED },
+        { "f16 edge values, descending", CLRADIX_F16, 4, DIST_RANDOM, 1, 3000, 7, -1, { .descending = 1 },
+          OUT_BALANCED },
+        { "bf16 edge values, bits 3..13", CLRADIX_BF16, 8, DIST_RANDOM, 1, 2500, 0, -1, { 3, 13, 0 }, OUT_BALANCED },
+        { "i8 extremes", CLRADIX_I8, 0, DIST_RANDOM, 1, 4000, 0, -1, { 0 }, OUT_BALANCED },
         { "everything to rank 0", CLRADIX_U32, 8, DIST_RANDOM, 0, 2000, 500, -1, { 0 }, OUT_ALL_TO_0 },
         { "nothing to rank 0", CLRADIX_F64, 4, DIST_LOW_ENTROPY, 0, 2000, 500, -1, { 0 }, OUT_NONE_TO_0 },
         { "no keys anywhere", CLRADIX_U32, 4, DIST_RANDOM, 0, 0, 0, -1, { 0 }, OUT_BALANCED },

@@ -15,22 +15,25 @@
 
 static void setup(void) { open_dev(NULL); }
 
-static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
-                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
-/* One bucket holding every key at every level but the last (bottom-digit), all equal, few
-   values, presorted both ways, random. */
-static const dist dists[] = { DIST_RANDOM, DIST_EQUAL, DIST_BOTTOM_DIGIT, DIST_SIXTEEN, DIST_SORTED, DIST_REVERSE };
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,
+                                          CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,  CLRADIX_U16, CLRADIX_I16,
+                                          CLRADIX_F16, CLRADIX_BF16 };
+/* Random, few values, all equal, one bucket holding every key at every level but the last
+   (bottom-digit), presorted both ways; 8- and 16-bit keys the first NARROW_DISTS. */
+static const dist dists[] = { DIST_RANDOM, DIST_SIXTEEN, DIST_EQUAL, DIST_BOTTOM_DIGIT, DIST_SORTED, DIST_REVERSE };
 static const sort_call calls[] = { { API_HOST, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 4 },
                                    { API_HOST, SORT_PAIRS, 8 }, { API_HOST, SORT_PAIRS, 16 },
                                    { API_HOST, SORT_ARGSORT, 4 }, { API_HOST, SORT_ARGSORT, 8 } };
-enum { TYPES = 6, DISTS = 6, CALLS = 6 };
+enum { TYPES = 12, WIDE_TYPES = 6, DISTS = 6, NARROW_DISTS = 2, CALLS = 6 };
+enum { CASES = WIDE_TYPES * DISTS + (TYPES - WIDE_TYPES) * NARROW_DISTS };
 
-/* Test _i: type _i / DISTS, distribution _i % DISTS, 2^18 keys under a 256 KiB limit (a
-   quarter of the smallest array's keys); the call, direction and bit range rotate. */
+/* Test _i: a type and distribution, 2^18 keys under a 256 KiB limit (a quarter of the
+   32-bit keys); the call, direction and bit range rotate. */
 START_TEST(test_out_of_core)
 {
-    const clradix_key_type type = types[_i / DISTS];
-    const dist d = dists[_i % DISTS];
+    const int wide = _i < WIDE_TYPES * DISTS, j = wide ? _i : _i - WIDE_TYPES * DISTS;
+    const clradix_key_type type = wide ? types[j / DISTS] : types[WIDE_TYPES + j / NARROW_DISTS];
+    const dist d = dists[wide ? j % DISTS : j % NARROW_DISTS];
     const unsigned w = key_bytes_of(type) * 8;
     const clradix_options options[] = { { 0 }, { 0, 0, 1 }, { 3, w - 5, 0 }, { w / 2, w, 1 } };
     ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 256 * 1024), CLRADIX_SUCCESS);
@@ -180,7 +183,7 @@ int main(void)
     TCase *tc = tcase_create("outofcore");
     tcase_add_checked_fixture(tc, setup, close_dev);
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, test_out_of_core, 0, TYPES * DISTS);
+    tcase_add_loop_test(tc, test_out_of_core, 0, CASES);
     tcase_add_test(tc, test_more_keys_than_offsets);
     tcase_add_test(tc, test_memory_limit);
     tcase_add_test(tc, test_faults_by_parts);

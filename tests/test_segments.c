@@ -38,8 +38,9 @@ static void open_shape(const shape *s)
     unsetenv("CLRADIX_TUNING");
 }
 
-static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
-                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,
+                                          CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,  CLRADIX_U16, CLRADIX_I16,
+                                          CLRADIX_F16, CLRADIX_BF16 };
 /* Every call and value size on the device's own shape; on the others the calls of keys
    and 4-byte values (each program variant compiled is time on a cold machine). */
 static const sort_call calls[] = {
@@ -47,26 +48,36 @@ static const sort_call calls[] = {
     { API_HOST, SORT_KEYS, 0 },       { API_DEVICE, SORT_PAIRS, 16 }, { API_DEVICE, SORT_ARGSORT, 8 },
     { API_HOST, SORT_PAIRS, 8 },
 };
-enum { TYPES = sizeof types / sizeof types[0], CALLS = sizeof calls / sizeof calls[0], NARROW_CALLS = 4 };
+/* The other shapes: the 32- and 64-bit types and one 8- and one 16-bit type. */
+static const clradix_key_type other_types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64,
+                                                CLRADIX_I64, CLRADIX_F64, CLRADIX_U8,  CLRADIX_F16 };
+enum {
+    TYPES = sizeof types / sizeof types[0],
+    OTHER_TYPES = sizeof other_types / sizeof other_types[0],
+    CALLS = sizeof calls / sizeof calls[0],
+    NARROW_CALLS = 4
+};
 
 /* A mix that reaches every class under the lowered thresholds (tiny <= 16, local <= 64 or
    256, medium <= 300 .. 1024, large above), empty and length-1 segments among them. */
 static const size_t mix[] = { 0, 1, 2, 5, 16, 17, 64, 65, 200, 0, 300, 301, 1025, 3000, 7, 1, 520, 0 };
 enum { MIX = sizeof mix / sizeof mix[0] };
 
-/* Test _i: shape _i / TYPES, type _i % TYPES; every call, several distributions, both
-   directions, a bit range. */
+/* Test _i: the own shape with each type, then the other shapes with each of other_types;
+   every call (the other shapes: NARROW_CALLS), several distributions, both directions, a
+   bit range. */
 START_TEST(test_classes)
 {
-    const shape *s = &shapes[_i / TYPES];
-    const clradix_key_type type = types[_i % TYPES];
+    const int own = _i < TYPES;
+    const shape *s = &shapes[own ? 0 : 1 + (_i - TYPES) / OTHER_TYPES];
+    const clradix_key_type type = own ? types[_i] : other_types[(_i - TYPES) % OTHER_TYPES];
     const unsigned width = 8 * key_bytes_of(type);
     const clradix_options options[] = { { 0 }, { 0, 0, 1 }, { 3, width - 5, 0 }, { width / 2, width, 1 } };
     static const dist dists[] = { DIST_RANDOM, DIST_TOP_DIGIT, DIST_SIXTEEN };
     open_shape(s);
     char msg[300], name[64];
     int cases = 0;
-    for (int c = 0; c < (_i < TYPES ? CALLS : NARROW_CALLS); ++c)
+    for (int c = 0; c < (own ? CALLS : NARROW_CALLS); ++c)
         for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d) {
             const clradix_options *o = &options[(c + d) % 4];
             const size_t gap_before = (c * 7 + d) % 5, gap_after = (c + d * 3) % 4;
@@ -240,7 +251,7 @@ int main(void)
     TCase *tc = tcase_create("segments");
     tcase_set_timeout(tc, 600);
     const int shapes = test_full_scope() ? SHAPES : 1;  /* a repeat run: the device's own shape */
-    tcase_add_loop_test(tc, test_classes, 0, shapes * TYPES);
+    tcase_add_loop_test(tc, test_classes, 0, TYPES + (shapes - 1) * OTHER_TYPES);
     tcase_add_loop_test(tc, test_shapes_of_work, 0, shapes);
     tcase_add_loop_test(tc, test_real_sizes, 0, 3);
     tcase_add_loop_test(tc, test_untrusted_offsets, 0, shapes);

@@ -91,9 +91,10 @@ static const struct { size_t tiles; long plus; } sizes[] = {
 enum { LARGEST_TILED = 1 << 18 };  /* tile multiples above this are cut to it */
 enum { SIZE_COUNT = sizeof sizes / sizeof sizes[0] };
 
-static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32,
-                                          CLRADIX_U64, CLRADIX_I64, CLRADIX_F64 };
-enum { TYPE_COUNT = sizeof types / sizeof types[0] };
+static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,
+                                          CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,  CLRADIX_U16, CLRADIX_I16,
+                                          CLRADIX_F16, CLRADIX_BF16 };
+enum { TYPE_COUNT = sizeof types / sizeof types[0], WIDE_TYPES = 6 };  /* 8- and 16-bit keys: the own row's */
 
 /* Every call; (type + distribution) picks one per case, so each type meets each call. */
 static const sort_call calls[] = {
@@ -111,7 +112,8 @@ static const sort_call row_calls[] = {
 enum { ROW_CALL_COUNT = sizeof row_calls / sizeof row_calls[0] };
 
 /* One row and one size: every key type and distribution; every call with the device's
-   own row, a subset with the others. */
+   own row, a subset with the others, whose 8- and 16-bit keys the oclgrind job and
+   test_segments's shapes cover (each program variant costs seconds on a cold machine). */
 START_TEST(test_sizes)
 {
     const int r = _i / SIZE_COUNT;
@@ -121,7 +123,7 @@ START_TEST(test_sizes)
     if (sizes[_i % SIZE_COUNT].tiles > 1 && n > LARGEST_TILED)
         n = LARGEST_TILED - 1;  /* rows with large tiles: still several tiles, and test_large goes further */
     char msg[256], name[64];
-    for (int t = 0; t < TYPE_COUNT; ++t)
+    for (int t = 0; t < (r == 0 ? TYPE_COUNT : WIDE_TYPES); ++t)
         for (dist d = 0; d < DIST_COUNT; ++d) {
             const sort_call *call = r == 0 ? &calls[(t + d) % CALL_COUNT] : &row_calls[(t + d) % ROW_CALL_COUNT];
             const int failed = sort_case(&dev, call, types[t], d, n, NULL, n * 131 + t * 17 + d, msg, sizeof msg);
@@ -144,6 +146,10 @@ START_TEST(test_large)
         { 2500000, CLRADIX_I64, DIST_SIXTEEN, { API_DEVICE, SORT_PAIRS, 4 } },
         { 2000003, CLRADIX_F64, DIST_RANDOM, { API_DEVICE, SORT_ARGSORT, 4 } },
         { 1500000, CLRADIX_U64, DIST_TOP_DIGIT, { API_HOST, SORT_KEYS, 0 } },
+        { ((size_t)1 << 22) + 5, CLRADIX_U16, DIST_RANDOM, { API_DEVICE, SORT_KEYS, 0 } },
+        { 3000001, CLRADIX_I8, DIST_RANDOM, { API_HOST, SORT_PAIRS, 4 } },
+        { 2000001, CLRADIX_F16, DIST_LOW_ENTROPY, { API_DEVICE, SORT_ARGSORT, 8 } },
+        { 1500001, CLRADIX_BF16, DIST_RANDOM, { API_DEVICE, SORT_PAIRS, 16 } },
     };
     char msg[256];
     const int failed = sort_case(&dev, &cases[_i].call, cases[_i].type, cases[_i].d, cases[_i].n, NULL, 1000 + _i,
@@ -163,7 +169,7 @@ int main(void)
     TCase *large = tcase_create("large");
     tcase_add_checked_fixture(large, open_default, close_dev);
     tcase_set_timeout(large, 300);
-    tcase_add_loop_test(large, test_large, 0, 6);
+    tcase_add_loop_test(large, test_large, 0, 10);
     suite_add_tcase(s, large);
     return run_device_suite(s, "test_sort");
 }

@@ -16,7 +16,12 @@ const char *dist_name(dist d)
 
 unsigned key_bytes_of(clradix_key_type type)
 {
-    return type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64 ? 8 : 4;
+    switch (type) {
+    case CLRADIX_U8: case CLRADIX_I8: return 1;
+    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: return 2;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: return 8;
+    default: return 4;
+    }
 }
 
 uint64_t rng_next(uint64_t *state)  /* splitmix64 */
@@ -27,19 +32,24 @@ uint64_t rng_next(uint64_t *state)  /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-static uint64_t get_key(const void *keys, unsigned bytes, size_t i)
+uint64_t get_key(const void *keys, unsigned bytes, size_t i)
 {
-    if (bytes == 4)
-        return ((const uint32_t *)keys)[i];
-    return ((const uint64_t *)keys)[i];
+    switch (bytes) {
+    case 1: return ((const uint8_t *)keys)[i];
+    case 2: return ((const uint16_t *)keys)[i];
+    case 4: return ((const uint32_t *)keys)[i];
+    default: return ((const uint64_t *)keys)[i];
+    }
 }
 
-static void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
+void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
 {
-    if (bytes == 4)
-        ((uint32_t *)keys)[i] = (uint32_t)v;
-    else
-        ((uint64_t *)keys)[i] = v;
+    switch (bytes) {
+    case 1: ((uint8_t *)keys)[i] = (uint8_t)v; break;
+    case 2: ((uint16_t *)keys)[i] = (uint16_t)v; break;
+    case 4: ((uint32_t *)keys)[i] = (uint32_t)v; break;
+    default: ((uint64_t *)keys)[i] = v; break;
+    }
 }
 
 void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
@@ -95,6 +105,10 @@ static uint64_t order_image(clradix_key_type type, uint64_t key)
         return key & 0x80000000u ? 0x7FFFFFFFu - (key & 0x7FFFFFFFu) : 0x80000000u + key;
     case CLRADIX_F64:
         return key >> 63 ? 0x7FFFFFFFFFFFFFFFull - (key & 0x7FFFFFFFFFFFFFFFull) : 0x8000000000000000ull + key;
+    case CLRADIX_I8: return (uint64_t)((int)(int8_t)(uint8_t)key + 128);
+    case CLRADIX_I16: return (uint64_t)((int)(int16_t)(uint16_t)key + 32768);
+    case CLRADIX_F16: case CLRADIX_BF16:  /* both 16-bit words with the sign on top */
+        return key & 0x8000u ? 0x7FFFu - (key & 0x7FFFu) : 0x8000u + key;
     default: return key;
     }
 }

@@ -26,6 +26,9 @@ typedef enum dist {
 
 const char *dist_name(dist d);
 unsigned key_bytes_of(clradix_key_type type);
+/* Key i of an array of keys of `bytes` bytes each, as a number; put_key stores one. */
+uint64_t get_key(const void *keys, unsigned bytes, size_t i);
+void put_key(void *keys, unsigned bytes, size_t i, uint64_t v);
 
 uint64_t rng_next(uint64_t *state);
 

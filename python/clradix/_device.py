@@ -59,10 +59,14 @@ def _kernels(context):
     cache = _kernel_cache.get(context)
     if cache is None:
         cache = _kernel_cache[context] = {
+            2: ElementwiseKernel(context, "ushort *out, const ushort *in", _keys.NUMPY_ORDER_KERNEL[2],
+                                 "numpy_order16"),
             4: ElementwiseKernel(context, "uint *out, const uint *in", _keys.NUMPY_ORDER_KERNEL[4], "numpy_order32"),
             8: ElementwiseKernel(context, "ulong *out, const ulong *in", _keys.NUMPY_ORDER_KERNEL[8], "numpy_order64"),
             "gather": ElementwiseKernel(context, "uint *out, const uint *in, const long *perm, long words",
                                         "out[i] = in[perm[i / words] * words + i % words]", "gather_words"),
+            "gather16": ElementwiseKernel(context, "ushort *out, const ushort *in, const long *perm",
+                                          "out[i] = in[perm[i]]", "gather_halves"),
         }
     return cache
 
@@ -73,7 +77,7 @@ def _order_keys(k, float_order, queue):
         return k
     import pyopencl.array as cla
 
-    unsigned = np.uint32 if k.dtype.itemsize == 4 else np.uint64
+    unsigned = _keys.UNSIGNED[k.dtype.itemsize]
     out = cla.empty(queue, k.shape, unsigned)
     event = _kernels(queue.context)[k.dtype.itemsize](out, k.with_queue(queue).view(unsigned), queue=queue,
                                                       wait_for=k.events)
@@ -82,11 +86,17 @@ def _order_keys(k, float_order, queue):
 
 
 def _gather(source, perm, queue):
-    """source[perm] for any element size that is a multiple of 4 bytes."""
+    """source[perm] for elements of 2 bytes or any multiple of 4 bytes."""
     import pyopencl.array as cla
 
-    words = source.dtype.itemsize // 4
     out = cla.empty(queue, source.shape, source.dtype)
+    if source.dtype.itemsize == 2:
+        event = _kernels(queue.context)["gather16"](out.view(np.uint16), source.with_queue(queue).view(np.uint16),
+                                                    perm.with_queue(queue), queue=queue,
+                                                    wait_for=source.events + perm.events)
+        out.add_event(event)
+        return out
+    words = source.dtype.itemsize // 4
     event = _kernels(queue.context)["gather"](out.view(np.uint32), source.with_queue(queue).view(np.uint32),
                                               perm.with_queue(queue), np.int64(words),
                                               range=slice(source.size * words), queue=queue,
@@ -132,6 +142,14 @@ def sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue):
         _enqueue(lib.clradix_sort_keys, queue,
                  (sorter.handle, queue.int_ptr, _keys.key_type(a.dtype), result.base_data.int_ptr, a.size,
                   ctypes.byref(opts)), [], [result])
+    elif a.dtype.itemsize == 2:  # numpy's float order of halves (no 2-byte values): the permutation, gathered
+        sorted_keys = _gather(result, _argsort_into(sorter, queue, order, opts, np.int64), queue)
+        if out is None:
+            return sorted_keys
+        import pyopencl as cl
+
+        result.add_event(cl.enqueue_copy(queue, result.base_data, sorted_keys.base_data, byte_count=a.nbytes,
+                                         wait_for=sorted_keys.events + result.events))
     else:  # numpy's float order: the keys move as the values of their canonical forms
         _enqueue(lib.clradix_sort_pairs, queue,
                  (sorter.handle, queue.int_ptr, _keys.key_type(a.dtype), order.base_data.int_ptr,

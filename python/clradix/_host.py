@@ -110,13 +110,18 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
         order = _order_keys(k, float_order)
         if order is k:
             sort_keys_in_place(sorter, k, opts)
+        elif k.dtype.itemsize == 2:  # numpy's float order of halves (no 2-byte values): the permutation
+            k = k[argsort_flat(sorter, order, opts, np.intp)]
         else:  # numpy's float order: the keys as values of their canonical forms
             sort_pairs_in_place(sorter, order, k, opts)
         result = k
     else:  # each row a segment of one segmented sort, in a copy with the axis last
         k = np.array(work, dtype=native, order="C")
         order = _order_keys(k, float_order)
-        sort_rows_in_place(sorter, order, None if order is k else k, opts)
+        if order is not k and k.dtype.itemsize == 2:  # halves in numpy's float order: the permutations
+            k = np.take_along_axis(k, argsort_last_axis(sorter, order, opts, np.intp), axis=-1)
+        else:
+            sort_rows_in_place(sorter, order, None if order is k else k, opts)
         result = np.moveaxis(k, -1, axis) if axis is not None else k
     if result.dtype != a.dtype:
         result = result.astype(a.dtype)  # back to the input's byte order

@@ -12,13 +12,20 @@ KEY_TYPES = {
     np.dtype(np.uint64): 3,
     np.dtype(np.int64): 4,
     np.dtype(np.float64): 5,
+    np.dtype(np.uint8): 6,
+    np.dtype(np.int8): 7,
+    np.dtype(np.uint16): 8,
+    np.dtype(np.int16): 9,
+    np.dtype(np.float16): 10,
 }
-SUPPORTED = "uint32, int32, float32, uint64, int64, float64"
+SUPPORTED = "uint8, int8, uint16, int16, float16, uint32, int32, float32, uint64, int64, float64"
 FLOAT_ORDERS = ("numpy", "total")
+UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # the unsigned dtype of each key width
 
 # Per float width: the unsigned view, its sign bit, and the canonical NaN, above every
 # other bit pattern in totalOrder (a positive NaN with every payload bit set).
 _FLOAT_BITS = {
+    2: (np.uint16, np.uint16(0x8000), np.uint16(0x7FFF), np.uint16(0x7C00)),
     4: (np.uint32, np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)),
     8: (np.uint64, np.uint64(0x8000000000000000), np.uint64(0x7FFFFFFFFFFFFFFF), np.uint64(0x7FF0000000000000)),
 }
@@ -104,6 +111,7 @@ def numpy_order_keys(a):
 
 # The same transform in OpenCL C, on the bits, for pyopencl arrays (see _device.py).
 NUMPY_ORDER_KERNEL = {
+    2: "ushort x = in[i]; out[i] = (x & 0x7FFF) > 0x7C00 ? 0x7FFF : (x == 0x8000 ? 0 : x)",
     4: "uint x = in[i]; out[i] = (x & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFFFFFFu : (x == 0x80000000u ? 0u : x)",
     8: "ulong x = in[i]; out[i] = (x & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul ? 0x7FFFFFFFFFFFFFFFul"
        " : (x == 0x8000000000000000ul ? 0ul : x)",

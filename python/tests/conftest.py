@@ -5,14 +5,16 @@ import pytest
 
 import clradix
 
-KEY_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+KEY_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64, np.uint8, np.int8, np.uint16, np.int16,
+              np.float16]
+UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def order_image(a):
     """The unsigned image of keys whose unsigned order is clradix's (totalOrder for floats)."""
     a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
     width = a.dtype.itemsize * 8
-    unsigned = np.uint32 if width == 32 else np.uint64
+    unsigned = UNSIGNED[a.dtype.itemsize]
     bits = a.view(unsigned)
     sign = unsigned(1 << (width - 1))
     if a.dtype.kind == "i":
@@ -35,7 +37,7 @@ def numpy_rank(a):
 def make_keys(dtype, dist, n, seed):
     rng = np.random.default_rng(seed)
     dtype = np.dtype(dtype)
-    unsigned = np.uint32 if dtype.itemsize == 4 else np.uint64
+    unsigned = UNSIGNED[dtype.itemsize]
     bits = rng.integers(0, np.iinfo(unsigned).max, n, dtype=unsigned, endpoint=True)
     if dist == "equal":
         bits[:] = bits[0] if n else 0

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import clradix
-from conftest import KEY_DTYPES, make_keys, numpy_rank, order_image, stable_descending
+from conftest import KEY_DTYPES, UNSIGNED, make_keys, numpy_rank, order_image, stable_descending
 
 # Around the CPU device's one-launch limit (2^16 keys) and small tiles.
 SIZES = [0, 1, 2, 33, 2048, 65536, 65537, 100003]
@@ -29,6 +29,7 @@ def test_sort_and_argsort_equal_numpy(dtype, n, dist):
 
 
 FLOAT_EDGES = {
+    np.float16: [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01, 0xFFFF, 0x0001, 0x8001, 0x3C00, 0xBC00],
     np.float32: [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF,
                  0x00000001, 0x80000001, 0x3F800000, 0xBF800000],
     np.float64: [0, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000,
@@ -39,12 +40,12 @@ FLOAT_EDGES = {
 
 def float_edges(dtype, n, seed):
     """Signed zeros, infinities, NaNs of both signs and several payloads, denormals, ones."""
-    unsigned = np.uint32 if dtype == np.float32 else np.uint64
+    unsigned = UNSIGNED[np.dtype(dtype).itemsize]
     rng = np.random.default_rng(seed)
     return np.array(FLOAT_EDGES[dtype], dtype=unsigned)[rng.integers(0, len(FLOAT_EDGES[dtype]), n)].view(dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("n", [12, 3001, 70001])
 def test_float_orders(dtype, n):
     a = float_edges(dtype, n, seed=n)
@@ -75,6 +76,10 @@ def test_descending(dtype):
 def test_bit_ranges(dtype, bits):
     a = make_keys(dtype, "random", 30000, seed=bits[0] * 100 + bits[1])
     begin, end = bits
+    if end > a.dtype.itemsize * 8:  # past the key's width
+        with pytest.raises(ValueError):
+            clradix.argsort(a, begin_bit=begin, end_bit=end)
+        return
     masked = (order_image(a) >> begin) & ((1 << (end - begin)) - 1)
     expected = np.argsort(masked, kind="stable")
     got = clradix.argsort(a, begin_bit=begin, end_bit=end, float_order="total")

@@ -6,6 +6,8 @@
 static inline void copy_element(char *to, const char *from, size_t size)
 {
     switch (size) {  /* constant sizes, so each copy is a move or two */
+    case 1: *to = *from; break;
+    case 2: memcpy(to, from, 2); break;
     case 4: memcpy(to, from, 4); break;
     case 8: memcpy(to, from, 8); break;
     default: memcpy(to, from, 16); break;

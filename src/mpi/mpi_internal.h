@@ -26,13 +26,7 @@ clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix
 /* The image of keys[i] within the range (key_order.h's key_image, shifted and masked). */
 static inline uint64_t range_image(const key_order *o, const void *keys, size_t i)
 {
-    uint64_t key;
-    if (o->key_bytes == 4) {
-        uint32_t k;
-        memcpy(&k, (const char *)keys + 4 * i, 4);
-        key = k;
-    } else
-        memcpy(&key, (const char *)keys + 8 * i, 8);
+    const uint64_t key = key_load(keys, o->key_bytes, i);
     return (key_image(key, o->width, o->pos_xor, o->neg_xor) >> o->begin_bit) & o->mask;
 }
 

@@ -12,11 +12,10 @@ enum { DIGIT_BITS = 8, DIGITS = 1 << DIGIT_BITS };
 
 clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix_options *options)
 {
-    if ((unsigned)type > CLRADIX_F64)
+    o->key_bytes = key_type_bytes(type);
+    if (!o->key_bytes)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    const int wide = type == CLRADIX_U64 || type == CLRADIX_I64 || type == CLRADIX_F64;
-    o->key_bytes = wide ? 8 : 4;
-    o->width = wide ? 64 : 32;
+    o->width = 8 * o->key_bytes;
     unsigned begin, end;
     if (!bit_range(options, o->width, &begin, &end))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
