@@ -524,6 +524,8 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
                 status = status_from_cl(clWaitForEvents(1, &unmapped[i]));
             clReleaseEvent(unmapped[i]);
         }
+    if (status != CLRADIX_SUCCESS)
+        clFinish(queue);  /* what a failed sort did enqueue works in the arrays: done before they go back */
     if (sorted)
         clReleaseEvent(sorted);
     if (r->keys)

@@ -143,15 +143,15 @@ static const check_case cases[] = {
        segment mixes, on the device's own shape, a GPU-like one, 5-bit digits without a
        local class, and the GPU rows at GPU limits. */
     { "own engine", OWN, "",
-      { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
-        { CLRADIX_F64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 16), { 0, 0, 1 } },
+      { { CLRADIX_U32, DIST_RANDOM, 2000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F64, DIST_SIXTEEN, 1500, PAIRS(DEVICE, 16), { 0, 0, 1 } },
         { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1500, ARGSORT(DEVICE, 8), { 0 } },
         { CLRADIX_U32, DIST_TOP_DIGIT, 2500, PAIRS(HOST, 4), { 0 } },
         { CLRADIX_I64, DIST_RANDOM, 1, PAIRS(DEVICE, 8), { 0 }, mix },
         { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix } },
       ENGINE },
     { "gpu-like engine", GPU_LIKE, "",
-      { { CLRADIX_U32, DIST_RANDOM, 4000, PAIRS(DEVICE, 4), { 0 } },
+      { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_U32, DIST_LOW_ENTROPY, 1, KEYS(DEVICE), { 0 }, mix } },
       ENGINE_GPU },
     { "radix5 engine", RADIX5, "",
@@ -161,7 +161,7 @@ static const check_case cases[] = {
     /* (64-bit keys at GPU shapes with few keys: oclgrind takes minutes and gigabytes for a
        local sort of 56 bits in 4-bit rounds by hundreds of work-items.) */
     { "gpu-row-48k engine", GPU_ROW, LIMITS_48K,
-      { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
+      { { CLRADIX_U32, DIST_RANDOM, 2200, KEYS(DEVICE), { 0 } },
         { CLRADIX_F32, DIST_RANDOM, 1, PAIRS(DEVICE, 16), { 0 }, mix },
         { CLRADIX_U64, DIST_RANDOM, 1200, ARGSORT(DEVICE, 8), { 40, 64, 1 } } },
       ENGINE_GPU },
@@ -171,7 +171,8 @@ static const check_case cases[] = {
       ENGINE_GPU },
 
     /* 8- and 16-bit keys (bytes and half-words in local memory, next to each other's
-       work-items): LSD passes, the one-launch path, and the engine, at GPU shapes. */
+       work-items): LSD passes (flat sorts of one or two passes take them everywhere), the
+       one-launch path, and segments through the engine, at GPU shapes and the own one. */
     { "gpu-like narrow", GPU_LIKE, "",
       { { CLRADIX_U8, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
         { CLRADIX_I16, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 8), { 0, 0, 1 } },
@@ -180,13 +181,12 @@ static const check_case cases[] = {
     { "gpu-row-48k narrow", GPU_ROW, LIMITS_48K,
       { { CLRADIX_U16, DIST_RANDOM, 5000, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_I8, DIST_RANDOM, 2500, ARGSORT(DEVICE, 8), { 0 } } } },
-    { "own engine narrow", OWN, "",
-      { { CLRADIX_U8, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0 } },
+    { "own narrow", OWN, "",
+      { { CLRADIX_U8, DIST_RANDOM, 1500, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_I16, DIST_RANDOM, 1, KEYS(DEVICE), { 0 }, mix } },
       ENGINE },
     { "gpu-like engine narrow", GPU_LIKE, "",
-      { { CLRADIX_U16, DIST_RANDOM, 4000, KEYS(DEVICE), { 0 } },
-        { CLRADIX_F16, DIST_RANDOM, 1, PAIRS(DEVICE, 4), { 0 }, mix },
+      { { CLRADIX_F16, DIST_RANDOM, 1, PAIRS(DEVICE, 4), { 0 }, mix },
         { CLRADIX_U8, DIST_LOW_ENTROPY, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
       ENGINE_GPU },
 };
