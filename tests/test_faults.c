@@ -32,7 +32,7 @@ typedef struct scenario {
    are those the main suite compiles (test_sort), so that a cold run compiles nothing more. */
 static const scenario scenarios[] = {
     { "engine keys", API_DEVICE, SORT_KEYS, CLRADIX_U32, 0, 70000, 0 },
-    { "lsd pairs", API_DEVICE, SORT_PAIRS, CLRADIX_I64, 4, 5000, 1 },
+    { "lsd pairs", API_DEVICE, SORT_PAIRS, CLRADIX_I32, 4, 5000, 1 },
     { "engine argsort", API_DEVICE, SORT_ARGSORT, CLRADIX_F32, 4, 70000, 0 },
     { "lsd host pairs", API_HOST, SORT_PAIRS, CLRADIX_U32, 4, 5000, 1 },
     { "engine host keys", API_HOST, SORT_KEYS, CLRADIX_F64, 0, 70000, 0 },
