@@ -103,8 +103,9 @@ void make_broken_kernel_dir(char *dir);
 void remove_folder(const char *dir);
 
 /* 0 in a repeat run (CLRADIX_TEST_REPEAT=1: POCL's basic device after its pthread one, and
-   the sanitizer build), which covers the cases that can differ there (every call, size
-   and type on the device's own shape) rather than every kernel shape again. */
+   the sanitizer build), which covers the cases that can differ there (every size and type
+   on the device's own shape, with keys and 4-byte values) rather than every kernel shape
+   and program variant again. */
 int test_full_scope(void);
 
 /* Runs a suite that needs an OpenCL device: exits with TEST_SKIP where there is none
