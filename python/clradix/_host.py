@@ -45,6 +45,17 @@ def _order_keys(k, float_order):
     return _keys.numpy_order_keys(k) if _keys.needs_numpy_order(k, float_order) else k
 
 
+def _widened(k):
+    """The keys k as values a pair sort can carry: k itself, or 2-byte keys (halves) widened
+    to 4 bytes, since values have 4, 8 or 16 bytes."""
+    return k.view(np.uint16).astype(np.uint32) if k.dtype.itemsize == 2 else k
+
+
+def _narrowed(carried, k):
+    """The keys back from what _widened(k) made of them."""
+    return carried.astype(np.uint16).view(k.dtype) if carried is not k else k
+
+
 def _rows(k):
     """The rows of the contiguous N-D array k along its last axis: their count, and the
     offsets of a segmented sort (size_t) that makes each row a segment."""
@@ -110,18 +121,18 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
         order = _order_keys(k, float_order)
         if order is k:
             sort_keys_in_place(sorter, k, opts)
-        elif k.dtype.itemsize == 2:  # numpy's float order of halves (no 2-byte values): the permutation
-            k = k[argsort_flat(sorter, order, opts, np.intp)]
         else:  # numpy's float order: the keys as values of their canonical forms
-            sort_pairs_in_place(sorter, order, k, opts)
+            carried = _widened(k)
+            sort_pairs_in_place(sorter, order, carried, opts)
+            k = _narrowed(carried, k)
         result = k
     else:  # each row a segment of one segmented sort, in a copy with the axis last
         k = np.array(work, dtype=native, order="C")
         order = _order_keys(k, float_order)
-        if order is not k and k.dtype.itemsize == 2:  # halves in numpy's float order: the permutations
-            k = np.take_along_axis(k, argsort_last_axis(sorter, order, opts, np.intp), axis=-1)
-        else:
-            sort_rows_in_place(sorter, order, None if order is k else k, opts)
+        carried = None if order is k else _widened(k)
+        sort_rows_in_place(sorter, order, carried, opts)
+        if carried is not None:
+            k = _narrowed(carried, k)
         result = np.moveaxis(k, -1, axis) if axis is not None else k
     if result.dtype != a.dtype:
         result = result.astype(a.dtype)  # back to the input's byte order

@@ -90,6 +90,10 @@ def needs_numpy_order(a, float_order):
     the keys reach zero."""
     if float_order != "numpy" or a.dtype.kind != "f" or a.size == 0:
         return False
+    if a.dtype.itemsize == 2:  # numpy computes in halves slowly: the bits, as integers
+        unsigned, sign, _, exponent = _FLOAT_BITS[2]
+        bits = a.view(unsigned)
+        return bool(((bits & ~sign) > exponent).any() or (bits == sign).any())
     low = a.min()
     if np.isnan(low):
         return True
