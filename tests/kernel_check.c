@@ -80,22 +80,28 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define ARGSORT(api, size) { API_##api, SORT_ARGSORT, size }
 
 static const check_case cases[] = {
-    /* One sort each. */
-    { "own", OWN, "", { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } } } },
-    { "own", OWN, "", { { CLRADIX_F32, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0, 0, 1 } } } },
-    { "radix4", RADIX4, "", { { CLRADIX_U32, DIST_RANDOM, 2500, KEYS(DEVICE), { 0 } } } },
-    { "radix4", RADIX4, "", { { CLRADIX_I32, DIST_LOW_ENTROPY, 2500, PAIRS(DEVICE, 8), { 0 } } } },
-    { "radix4", RADIX4, "", { { CLRADIX_U64, DIST_RANDOM, 1500, ARGSORT(DEVICE, 8), { 0 } } } },
-    { "radix4-fused", RADIX4_FUSED, "", { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 16), { 0 } } } },
-    { "radix4-fused", RADIX4_FUSED, "", { { CLRADIX_F64, DIST_TOP_DIGIT, 1500, KEYS(DEVICE), { 4, 60, 1 } } } },
-    { "gpu-like", GPU_LIKE, "", { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } } } },
-    { "gpu-like", GPU_LIKE, "", { { CLRADIX_I64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 4), { 40, 64, 0 } } } },
-    { "gpu-like", GPU_LIKE, "", { { CLRADIX_F32, DIST_RANDOM, 400, PAIRS(DEVICE, 16), { 0 } } } },  /* one launch */
-    { "gpu-like", GPU_LIKE, "", { { CLRADIX_U32, DIST_RANDOM, 300, ARGSORT(DEVICE, 8), { 0, 0, 1 } } } },
-    { "radix5", RADIX5, "", { { CLRADIX_U32, DIST_RANDOM, 2000, PAIRS(DEVICE, 4), { 3, 29, 0 } } } },
-    { "radix5", RADIX5, "", { { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1200, ARGSORT(DEVICE, 4), { 0 } } } },
-    { "own", OWN, "", { { CLRADIX_U32, DIST_EQUAL, 2000, PAIRS(DEVICE, 4), { 0 } } } },  /* every pass skipped */
-    { "own", OWN, "", { { CLRADIX_U32, DIST_RANDOM, 1000, KEYS(DEVICE), { 8, 8, 0 } } } },  /* empty range */
+    /* Each shape's cases in one process (oclgrind's start and its compile of a program
+       cost seconds each), one sort after another on one sorter. */
+    { "own", OWN, "",
+      { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F32, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0, 0, 1 } },
+        { CLRADIX_U32, DIST_EQUAL, 2000, PAIRS(DEVICE, 4), { 0 } },   /* every pass skipped */
+        { CLRADIX_U32, DIST_RANDOM, 1000, KEYS(DEVICE), { 8, 8, 0 } } } },  /* empty range */
+    { "radix4", RADIX4, "",
+      { { CLRADIX_U32, DIST_RANDOM, 2500, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I32, DIST_LOW_ENTROPY, 2500, PAIRS(DEVICE, 8), { 0 } },
+        { CLRADIX_U64, DIST_RANDOM, 1500, ARGSORT(DEVICE, 8), { 0 } } } },
+    { "radix4-fused", RADIX4_FUSED, "",
+      { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 16), { 0 } },
+        { CLRADIX_F64, DIST_TOP_DIGIT, 1500, KEYS(DEVICE), { 4, 60, 1 } } } },
+    { "gpu-like", GPU_LIKE, "",
+      { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I64, DIST_SIXTEEN, 2000, PAIRS(DEVICE, 4), { 40, 64, 0 } },
+        { CLRADIX_F32, DIST_RANDOM, 400, PAIRS(DEVICE, 16), { 0 } },  /* one launch */
+        { CLRADIX_U32, DIST_RANDOM, 300, ARGSORT(DEVICE, 8), { 0, 0, 1 } } } },
+    { "radix5", RADIX5, "",
+      { { CLRADIX_U32, DIST_RANDOM, 2000, PAIRS(DEVICE, 4), { 3, 29, 0 } },
+        { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1200, ARGSORT(DEVICE, 4), { 0 } } } },
 
     /* The GPU rows at GPU limits: several tiles and groups, and the one-launch path. */
     { "gpu-row-48k", GPU_ROW, LIMITS_48K,
@@ -154,10 +160,6 @@ static const check_case cases[] = {
       { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_U32, DIST_LOW_ENTROPY, 1, KEYS(DEVICE), { 0 }, mix } },
       ENGINE_GPU },
-    { "radix5 engine", RADIX5, "",
-      { { CLRADIX_U32, DIST_RANDOM, 2000, KEYS(DEVICE), { 0 } },
-        { CLRADIX_I32, DIST_RANDOM, 1, PAIRS(DEVICE, 4), { 0 }, mix } },
-      "STRATEGY=2,MEDIUM_N=300" },
     /* (64-bit keys at GPU shapes with few keys: oclgrind takes minutes and gigabytes for a
        local sort of 56 bits in 4-bit rounds by hundreds of work-items.) */
     { "gpu-row-48k engine", GPU_ROW, LIMITS_48K,
@@ -165,6 +167,10 @@ static const check_case cases[] = {
         { CLRADIX_F32, DIST_RANDOM, 1, PAIRS(DEVICE, 16), { 0 }, mix },
         { CLRADIX_U64, DIST_RANDOM, 1200, ARGSORT(DEVICE, 8), { 40, 64, 1 } } },
       ENGINE_GPU },
+    { "radix5 engine", RADIX5, "",
+      { { CLRADIX_U32, DIST_RANDOM, 2000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I32, DIST_RANDOM, 1, PAIRS(DEVICE, 4), { 0 }, mix } },
+      "STRATEGY=2,MEDIUM_N=300" },
     { "other-gpu-row-64k engine", OTHER_GPU_ROW, LIMITS_64K,
       { { CLRADIX_I64, DIST_RANDOM, 1200, PAIRS(DEVICE, 8), { 40, 64, 0 } },
         { CLRADIX_U32, DIST_SIXTEEN, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
