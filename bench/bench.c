@@ -518,7 +518,10 @@ static int upload(const device_run *d, const workload *w, cl_mem keys, cl_mem va
     return err == CL_SUCCESS && clFinish(d->queue) == CL_SUCCESS;
 }
 
-static int download_and_verify(const device_run *d, const workload *w, cl_mem keys, cl_mem values, result *r)
+/* Reads the result back and verifies it: as one sorted array, or segment by segment
+   (offsets not NULL, num_segments of them). */
+static int download_and_verify(const device_run *d, const workload *w, cl_mem keys, cl_mem values,
+                               const uint32_t *offsets, size_t num_segments, result *r)
 {
     cl_int err = clEnqueueReadBuffer(d->queue, keys, CL_TRUE, 0, w->n * type_bytes(w->type), w->out_keys, 0, NULL, NULL);
     if (err == CL_SUCCESS && values)
@@ -527,19 +530,30 @@ static int download_and_verify(const device_run *d, const workload *w, cl_mem ke
         snprintf(r->note, sizeof r->note, "reading the result failed (OpenCL error %d)", err);
         return 0;
     }
-    r->verified = !verify_sort(w->type, w->keys, w->digest, w->out_keys, values ? w->out_values : NULL,
-                               w->value_size, w->n, r->note, sizeof r->note);
+    const void *out_values = values ? w->out_values : NULL;
+    r->verified = offsets ? !verify_segments(w->type, w->keys, w->out_keys, out_values, w->value_size, offsets,
+                                             num_segments, r->note, sizeof r->note)
+                          : !verify_sort(w->type, w->keys, w->digest, w->out_keys, out_values, w->value_size, w->n,
+                                         r->note, sizeof r->note);
     return 1;
 }
 
-/* Sorts through a device-buffer implementation: 0 clradix, 1 Boost.Compute. */
-static int sort_once(int impl, const device_run *d, const workload *w, cl_mem keys, cl_mem values, char *why,
-                     size_t why_size)
+/* Sorts through a device-buffer implementation: 0 clradix (segmented when offsets is not
+   NULL), 1 Boost.Compute. */
+static int sort_once(int impl, const device_run *d, const workload *w, cl_mem keys, cl_mem values, cl_mem offsets,
+                     size_t num_segments, char *why, size_t why_size)
 {
     if (impl == 0) {
-        clradix_status s = w->value_size
-            ? clradix_sort_pairs(d->sorter, d->queue, w->type, keys, values, w->value_size, w->n, NULL, 0, NULL, NULL)
-            : clradix_sort_keys(d->sorter, d->queue, w->type, keys, w->n, NULL, 0, NULL, NULL);
+        clradix_status s;
+        if (offsets)
+            s = w->value_size ? clradix_sort_segments_pairs(d->sorter, d->queue, w->type, keys, values, w->value_size,
+                                                            w->n, offsets, num_segments, NULL, 0, NULL, NULL)
+                              : clradix_sort_segments_keys(d->sorter, d->queue, w->type, keys, w->n, offsets,
+                                                           num_segments, NULL, 0, NULL, NULL);
+        else
+            s = w->value_size ? clradix_sort_pairs(d->sorter, d->queue, w->type, keys, values, w->value_size, w->n,
+                                                   NULL, 0, NULL, NULL)
+                              : clradix_sort_keys(d->sorter, d->queue, w->type, keys, w->n, NULL, 0, NULL, NULL);
         if (s == CLRADIX_SUCCESS && clFinish(d->queue) != CL_SUCCESS)
             s = CLRADIX_ERROR_OPENCL;
         if (s != CLRADIX_SUCCESS)
@@ -554,14 +568,19 @@ static int sort_once(int impl, const device_run *d, const workload *w, cl_mem ke
 #endif
 }
 
-/* One implementation on device buffers: the first sort apart, then runs timed sorts. */
-static void time_device_sort(int impl, const device_run *d, const workload *w, int runs, const device_report *dev,
-                             result *r)
+/* One implementation on device buffers: the first sort apart, then runs timed sorts; a
+   segmented sort when offsets is not NULL (num_segments segments). */
+static void time_device_sort(int impl, const device_run *d, const workload *w, const uint32_t *offsets,
+                             size_t num_segments, int runs, const device_report *dev, result *r)
 {
     cl_int err;
     cl_mem keys = clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * type_bytes(w->type), NULL, &err);
-    cl_mem values = w->value_size ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * w->value_size, NULL, &err)
-                                  : NULL;
+    cl_mem values = w->value_size && err == CL_SUCCESS
+        ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * w->value_size, NULL, &err) : NULL;
+    cl_mem offsets_buffer = offsets && err == CL_SUCCESS
+        ? clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (num_segments + 1) * sizeof *offsets,
+                         (void *)offsets, &err)
+        : NULL;
     double *times = malloc((size_t)runs * sizeof *times);
     int status = 0;
     if (err != CL_SUCCESS) {
@@ -575,7 +594,7 @@ static void time_device_sort(int impl, const device_run *d, const workload *w, i
             break;
         }
         const double t0 = seconds();
-        status = sort_once(impl, d, w, keys, values, r->note, sizeof r->note);
+        status = sort_once(impl, d, w, keys, values, offsets_buffer, num_segments, r->note, sizeof r->note);
         const double t = seconds() - t0;
         if (run < 0)
             r->first_ms = t * 1e3;
@@ -584,8 +603,8 @@ static void time_device_sort(int impl, const device_run *d, const workload *w, i
     }
     if (status == 0) {
         summarize(times, runs, r);
-        download_and_verify(d, w, keys, values, r);
-        if (impl == 0) {
+        download_and_verify(d, w, keys, values, offsets, num_segments, r);
+        if (impl == 0 && !offsets) {
             r->passes = executed_passes(w->type, w->keys, w->n, dev->tuning.radix_bits);
             r->bytes_per_key = bytes_per_key(w->type, w->value_size, w->n, r->passes, &dev->tuning);
             r->gbps = r->bytes_per_key * (double)w->n / (r->median_ms * 1e-3) * 1e-9;
@@ -596,62 +615,6 @@ static void time_device_sort(int impl, const device_run *d, const workload *w, i
         r->verified = status == 1;  /* not supported is no wrong result */
     }
     free(times);
-    if (keys)
-        clReleaseMemObject(keys);
-    if (values)
-        clReleaseMemObject(values);
-}
-
-/* A segmented sort of w's keys (and values) in segments of length keys (0: the power-law
-   mix), the first sort apart. */
-static void time_segments_sort(const device_run *d, const workload *w, size_t length, int runs, result *r)
-{
-    size_t count;
-    uint32_t *offsets = make_segment_offsets(w->n, length, 7, &count);
-    cl_int err;
-    cl_mem keys = clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * type_bytes(w->type), NULL, &err);
-    cl_mem values = w->value_size && err == CL_SUCCESS
-        ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, w->n * w->value_size, NULL, &err) : NULL;
-    cl_mem offsets_buffer = err == CL_SUCCESS ? clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                                               (count + 1) * sizeof *offsets, offsets, &err)
-                                              : NULL;
-    double *times = malloc((size_t)runs * sizeof *times);
-    clradix_status status = err == CL_SUCCESS ? CLRADIX_SUCCESS : CLRADIX_ERROR_OPENCL;
-    for (int run = -1; run < runs && status == CLRADIX_SUCCESS; ++run) {
-        if (!upload(d, w, keys, values)) {
-            status = CLRADIX_ERROR_OPENCL;
-            break;
-        }
-        const double t0 = seconds();
-        status = w->value_size ? clradix_sort_segments_pairs(d->sorter, d->queue, w->type, keys, values, w->value_size,
-                                                             w->n, offsets_buffer, count, NULL, 0, NULL, NULL)
-                               : clradix_sort_segments_keys(d->sorter, d->queue, w->type, keys, w->n, offsets_buffer,
-                                                            count, NULL, 0, NULL, NULL);
-        if (status == CLRADIX_SUCCESS && clFinish(d->queue) != CL_SUCCESS)
-            status = CLRADIX_ERROR_OPENCL;
-        const double t = seconds() - t0;
-        if (run < 0)
-            r->first_ms = t * 1e3;
-        else
-            times[run] = t;
-    }
-    if (status == CLRADIX_SUCCESS) {
-        summarize(times, runs, r);
-        err = clEnqueueReadBuffer(d->queue, keys, CL_TRUE, 0, w->n * type_bytes(w->type), w->out_keys, 0, NULL, NULL);
-        if (err == CL_SUCCESS && values)
-            err = clEnqueueReadBuffer(d->queue, values, CL_TRUE, 0, w->n * w->value_size, w->out_values, 0, NULL, NULL);
-        r->verified = err == CL_SUCCESS
-            && !verify_segments(w->type, w->keys, w->out_keys, values ? w->out_values : NULL, w->value_size, offsets,
-                                count, r->note, sizeof r->note);
-        if (err != CL_SUCCESS)
-            snprintf(r->note, sizeof r->note, "reading the result failed (OpenCL error %d)", err);
-    } else {
-        snprintf(r->note, sizeof r->note, "%s", clradix_status_string(status));
-        r->runs = 0;
-        r->verified = 0;
-    }
-    free(times);
-    free(offsets);
     if (keys)
         clReleaseMemObject(keys);
     if (values)
@@ -763,7 +726,7 @@ static int run_case(const options *o, const device_run *d, const device_report *
         progress(dev, w, impl);
         r = base;
         r.impl = impl;
-        time_device_sort(0, &by, w, o->runs, dev, &r);
+        time_device_sort(0, &by, w, NULL, 0, o->runs, dev, &r);
         if (k == 0)
             clradix_ms = r.runs ? r.median_ms : 0;
         else if (r.runs && clradix_ms > 0)
@@ -780,7 +743,10 @@ static int run_case(const options *o, const device_run *d, const device_report *
         progress(dev, w, label);
         r = base;
         r.impl = strdup(label);
-        time_segments_sort(d, w, length, o->runs, &r);
+        size_t count;
+        uint32_t *offsets = make_segment_offsets(w->n, length, 7, &count);
+        time_device_sort(0, d, w, offsets, count, o->runs, dev, &r);
+        free(offsets);
         ok &= r.verified && r.runs > 0;
         print_row(add_result(&r));
     }
@@ -810,7 +776,7 @@ static int run_case(const options *o, const device_run *d, const device_report *
         progress(dev, w, "boost");
         r = base;
         r.impl = "boost";
-        time_device_sort(1, d, w, o->runs, dev, &r);
+        time_device_sort(1, d, w, NULL, 0, o->runs, dev, &r);
         if (r.runs && clradix_ms > 0)
             r.speedup = r.median_ms / clradix_ms;
         ok &= r.verified;

@@ -513,14 +513,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
         for (uint p = 0; p < digits; ++p) {
             const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
             __local uint *slot = next_slot + p * RADIX;
-            uint sum = 0, trivial = 0;
-            for (uint d = 0; d < RADIX; ++d) {
-                const uint c = slot[d];
-                trivial |= c == len;  /* one digit holds every key: nothing moves */
-                slot[d] = sum;
-                sum += c;
-            }
-            if (trivial)
+            if (counts_to_slots(slot, RADIX, len))
                 continue;
             __global const radix_key *src = KEYS_IN(where) + job.x;
             __global radix_key *dst = KEYS_IN(!where) + job.x;

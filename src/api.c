@@ -489,6 +489,18 @@ void host_queue_return(clradix_sorter *sorter, cl_command_queue queue)
         clReleaseCommandQueue(queue);
 }
 
+/* The end of a host sort in core: its event and buffers go; returns status. */
+static clradix_status host_sort_release(sort_request *r, cl_event sorted, clradix_status status)
+{
+    if (sorted)
+        clReleaseEvent(sorted);
+    if (r->keys)
+        clReleaseMemObject(r->keys);
+    if (r->values)
+        clReleaseMemObject(r->values);
+    return status;
+}
+
 /* host_sort_in_core of arrays that are both input and output on a device that works in the
    host's memory: buffers over the arrays themselves, no copies; mapping them after the sort
    makes its writes visible to the host (where the memory is the same, nothing moves). */
@@ -526,13 +538,7 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
         }
     if (status != CLRADIX_SUCCESS)
         clFinish(queue);  /* what a failed sort did enqueue works in the arrays: done before they go back */
-    if (sorted)
-        clReleaseEvent(sorted);
-    if (r->keys)
-        clReleaseMemObject(r->keys);
-    if (r->values)
-        clReleaseMemObject(r->values);
-    return status;
+    return host_sort_release(r, sorted, status);
 }
 
 clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
@@ -572,13 +578,7 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
         free(staging);
         status = status_from_cl(err);
     }
-    if (sorted)
-        clReleaseEvent(sorted);
-    if (r->keys)
-        clReleaseMemObject(r->keys);
-    if (r->values)
-        clReleaseMemObject(r->values);
-    return status;
+    return host_sort_release(r, sorted, status);
 }
 
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)

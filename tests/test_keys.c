@@ -75,6 +75,22 @@ static const struct { const uint64_t *values; size_t count; } edges[TYPE_COUNT] 
     EDGES(u8_edges),  EDGES(i8_edges),  EDGES(u16_edges), EDGES(i16_edges), EDGES(f16_edges), EDGES(bf16_edges),
 };
 
+/* A call's result against the oracle's perm: argsort's 4-byte indices (the keys left as
+   they were), else the keys and values (value_size bytes, 0 for keys alone). 0, or 1 with
+   msg filled. */
+static int check_result(const sort_call *call, clradix_key_type type, const void *in_keys, const void *out_keys,
+                        const void *in_values, const void *out_values, size_t value_size, size_t n,
+                        const size_t *perm, char *msg, size_t msg_size)
+{
+    if (call->kind != SORT_ARGSORT)
+        return check_sorted(type, in_keys, out_keys, in_values, out_values, value_size, n, perm, msg, msg_size);
+    int failed = memcmp(out_keys, in_keys, n * key_bytes_of(type)) != 0;
+    for (size_t i = 0; i < n && !failed; ++i)
+        failed = ((const uint32_t *)out_values)[i] != perm[i];
+    snprintf(msg, msg_size, "argsort differs from the oracle");
+    return failed;
+}
+
 enum { COPIES = 3 };  /* each edge value appears this often, so stability shows */
 
 /* One type's edge values, shuffled, sorted both ways through several calls. */
@@ -162,15 +178,8 @@ START_TEST(test_every_pattern)
             memcpy(keys, input, n * bytes);
             memcpy(out_values, values, n * 4);
             ck_assert_int_eq(run_sort(&dev, &calls[c], type, keys, out_values, n, &options), CLRADIX_SUCCESS);
-            int failed = 0;
-            if (calls[c].kind == SORT_ARGSORT) {
-                failed = memcmp(keys, input, n * bytes) != 0;
-                for (size_t i = 0; i < n && !failed; ++i)
-                    failed = ((const uint32_t *)out_values)[i] != perm[i];
-                snprintf(msg, sizeof msg, "argsort differs from the oracle");
-            } else {
-                failed = check_sorted(type, input, keys, values, out_values, 4, n, perm, msg, sizeof msg);
-            }
+            const int failed = check_result(&calls[c], type, input, keys, values, out_values, 4, n, perm, msg,
+                                            sizeof msg);
             ck_assert_msg(!failed, "type %d %s %s: %s", type, descending ? "descending" : "ascending",
                           sort_call_name(&calls[c], name, sizeof name), msg);
         }
@@ -279,15 +288,8 @@ START_TEST(test_float_windows)
                     memcpy(sorted_values, values, n * 8);
                     ck_assert_int_eq(run_sort(&dev, call, type, out, sorted_values, n, &options), CLRADIX_SUCCESS);
                     size_t *perm = oracle_order(type, keys, n, &options);
-                    int failed = 0;
-                    if (call->kind == SORT_ARGSORT) {
-                        failed = memcmp(out, keys, n * bytes) != 0;
-                        for (size_t i = 0; i < n && !failed; ++i)
-                            failed = ((const uint32_t *)sorted_values)[i] != perm[i];
-                        snprintf(msg, sizeof msg, "argsort differs from the oracle");
-                    } else {
-                        failed = check_sorted(type, keys, out, values, sorted_values, vs, n, perm, msg, sizeof msg);
-                    }
+                    const int failed = check_result(call, type, keys, out, values, sorted_values, vs, n, perm, msg,
+                                                    sizeof msg);
                     ck_assert_msg(!failed, "type %d n=%zu bits [%u, %u) %s %s: %s", type, n, marks[b], marks[e],
                                   descending ? "descending" : "ascending", sort_call_name(call, name, sizeof name),
                                   msg);
