@@ -125,7 +125,9 @@ START_TEST(test_sizes)
     if (sizes[_i % SIZE_COUNT].tiles > 1 && n > LARGEST_TILED)
         n = LARGEST_TILED - 1;  /* rows with large tiles: still several tiles, and test_large goes further */
     char msg[256], name[64];
-    const int dist_step = test_full_scope() ? 1 : 3;  /* a repeat run: random, equal, low-entropy */
+    /* The device's own row every distribution; the other rows, which are there for their
+       kernel shapes, and a repeat run: random, equal, low-entropy. */
+    const int dist_step = test_full_scope() && r == 0 ? 1 : 3;
     for (int t = 0; t < (r == 0 ? TYPE_COUNT : WIDE_TYPES); ++t)
         for (dist d = 0; d < DIST_COUNT; d += dist_step) {
             const sort_call *call = r == 0 && test_full_scope() ? &calls[(t + d) % CALL_COUNT]
