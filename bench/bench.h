@@ -36,7 +36,7 @@ int for_each_item(const char *list, int (*add)(void *context, const char *item),
 
 const char *dist_name(bench_dist d);
 /* Key types the benchmark knows: every clradix_key_type, in enum order. */
-enum { TYPE_COUNT = CLRADIX_BF16 + 1 };
+enum { TYPE_COUNT = CLRADIX_BF16_NUMPY + 1 };
 const char *type_name(clradix_key_type type);
 unsigned type_bytes(clradix_key_type type);
 

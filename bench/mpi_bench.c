@@ -37,7 +37,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpirun -np P clradix-mpi-bench [options]\n"
             "  --n N[,N...]        keys per rank (default 2^22; 2^k, K and M allowed)\n"
-            "  --type T[,T...]     u32 i32 f32 u64 i64 f64 u8 i8 u16 i16 f16 bf16 (default u32)\n"
+            "  --type T[,T...]     u32 i32 f32 u64 i64 f64 u8 i8 u16 i16 f16 bf16 f32-numpy\n"
+            "                      f64-numpy f16-numpy bf16-numpy (default u32)\n"
             "  --pairs V[,V...]    value bytes: 0 (keys only), 4, 8, 16 (default 0)\n"
             "  --dist D            random sorted reverse equal few lowentropy range16 (default random)\n"
             "  --runs R            timed runs after one warm-up (default 5); the median is reported\n"

@@ -14,7 +14,8 @@ const char *dist_name(bench_dist d)
 const char *type_name(clradix_key_type type)
 {
     static const char *const names[TYPE_COUNT] = { "u32", "i32", "f32", "u64", "i64", "f64",
-                                                   "u8", "i8", "u16", "i16", "f16", "bf16" };
+                                                   "u8", "i8", "u16", "i16", "f16", "bf16",
+                                                   "f32-numpy", "f64-numpy", "f16-numpy", "bf16-numpy" };
     return (unsigned)type < TYPE_COUNT ? names[type] : "?";
 }
 
@@ -22,8 +23,9 @@ unsigned type_bytes(clradix_key_type type)
 {
     switch (type) {
     case CLRADIX_U8: case CLRADIX_I8: return 1;
-    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: return 2;
-    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: return 8;
+    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F16_NUMPY:
+    case CLRADIX_BF16_NUMPY: return 2;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: return 8;
     default: return 4;
     }
 }
@@ -56,6 +58,14 @@ static void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
     }
 }
 
+/* A float in numpy's order as read before totalOrder: every NaN as the NaN one above +inf
+   (whose bits are inf), -0.0 as +0.0. */
+static uint64_t numpy_key(uint64_t key, uint64_t inf, uint64_t sign)
+{
+    const uint64_t magnitude = key & ~sign;
+    return magnitude > inf ? inf + 1 : magnitude ? key : 0;
+}
+
 uint64_t order_image(clradix_key_type type, uint64_t key)
 {
     switch (type) {
@@ -66,6 +76,10 @@ uint64_t order_image(clradix_key_type type, uint64_t key)
     case CLRADIX_I8: return key ^ 0x80u;
     case CLRADIX_I16: return key ^ 0x8000u;
     case CLRADIX_F16: case CLRADIX_BF16: return key & 0x8000u ? ~key & 0xFFFFu : key | 0x8000u;
+    case CLRADIX_F32_NUMPY: return order_image(CLRADIX_F32, numpy_key(key, 0x7F800000u, 0x80000000u));
+    case CLRADIX_F64_NUMPY: return order_image(CLRADIX_F64, numpy_key(key, 0x7FF0000000000000ull, 1ull << 63));
+    case CLRADIX_F16_NUMPY: return order_image(CLRADIX_F16, numpy_key(key, 0x7C00u, 0x8000u));
+    case CLRADIX_BF16_NUMPY: return order_image(CLRADIX_BF16, numpy_key(key, 0x7F80u, 0x8000u));
     default: return key;
     }
 }
@@ -75,13 +89,13 @@ static uint64_t random_key(clradix_key_type type, uint64_t *state)
 {
     for (;;) {
         const uint64_t r = splitmix(state);
-        if (type == CLRADIX_F32 && ((r >> 23) & 0xFF) == 0xFF)
+        if ((type == CLRADIX_F32 || type == CLRADIX_F32_NUMPY) && ((r >> 23) & 0xFF) == 0xFF)
             continue;
-        if (type == CLRADIX_F64 && ((r >> 52) & 0x7FF) == 0x7FF)
+        if ((type == CLRADIX_F64 || type == CLRADIX_F64_NUMPY) && ((r >> 52) & 0x7FF) == 0x7FF)
             continue;
-        if (type == CLRADIX_F16 && ((r >> 10) & 0x1F) == 0x1F)
+        if ((type == CLRADIX_F16 || type == CLRADIX_F16_NUMPY) && ((r >> 10) & 0x1F) == 0x1F)
             continue;
-        if (type == CLRADIX_BF16 && ((r >> 7) & 0xFF) == 0xFF)
+        if ((type == CLRADIX_BF16 || type == CLRADIX_BF16_NUMPY) && ((r >> 7) & 0xFF) == 0xFF)
             continue;
         const unsigned bits = 8 * type_bytes(type);
         return bits == 64 ? r : r & ((1ull << bits) - 1);
@@ -185,6 +199,10 @@ FLOAT_COMPARE(compare_f16, uint16_t, CLRADIX_F16)
 FLOAT_COMPARE(compare_bf16, uint16_t, CLRADIX_BF16)
 FLOAT_COMPARE(compare_f32, uint32_t, CLRADIX_F32)
 FLOAT_COMPARE(compare_f64, uint64_t, CLRADIX_F64)
+FLOAT_COMPARE(compare_f32_numpy, uint32_t, CLRADIX_F32_NUMPY)
+FLOAT_COMPARE(compare_f64_numpy, uint64_t, CLRADIX_F64_NUMPY)
+FLOAT_COMPARE(compare_f16_numpy, uint16_t, CLRADIX_F16_NUMPY)
+FLOAT_COMPARE(compare_bf16_numpy, uint16_t, CLRADIX_BF16_NUMPY)
 
 void qsort_sort(clradix_key_type type, void *keys, void *values, size_t value_size, size_t n)
 {
@@ -193,6 +211,7 @@ void qsort_sort(clradix_key_type type, void *keys, void *values, size_t value_si
         static int (*const compare[TYPE_COUNT])(const void *, const void *) = {
             compare_u32, compare_i32, compare_f32, compare_u64, compare_i64, compare_f64,
             compare_u8, compare_i8, compare_u16, compare_i16, compare_f16, compare_bf16,
+            compare_f32_numpy, compare_f64_numpy, compare_f16_numpy, compare_bf16_numpy,
         };
         qsort(keys, n, bytes, compare[type]);
         return;

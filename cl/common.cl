@@ -120,37 +120,57 @@ typedef uint4 radix_value;
  * How a pass reads the digit of a key. The key is first mapped to an unsigned image
  * whose unsigned order is the wanted order: image = key ^ (sign bit set ? neg_xor :
  * pos_xor) (signed: flip the sign bit; float: flip every bit of negatives, the sign bit
- * of others; descending: flip every bit as well). Keys themselves move unchanged.
+ * of others; descending: flip every bit as well). In numpy's float order (NUMPY_ORDER;
+ * nan_above: the magnitude bits of +inf) every NaN is first read as the one NaN just above
+ * +inf and -0.0 as +0.0. Keys themselves move unchanged.
  */
+typedef struct key_order {
+    radix_key pos_xor, neg_xor, nan_above;
+} key_order;
+
+/* A kernel's key order arguments, and the key_order they make. */
+#define KEY_ORDER_ARGS radix_key pos_xor, radix_key neg_xor, radix_key nan_above
+#define KEY_ORDER make_key_order(pos_xor, neg_xor, nan_above)
+
+key_order make_key_order(radix_key pos_xor, radix_key neg_xor, radix_key nan_above)
+{
+    const key_order order = { pos_xor, neg_xor, nan_above };
+    return order;
+}
+
 typedef struct digit_spec {
-    radix_key pos_xor, neg_xor;
+    key_order order;
     uint shift, mask;
 } digit_spec;
 
-radix_key image_of(radix_key key, radix_key pos_xor, radix_key neg_xor)
+radix_key image_of(radix_key key, key_order order)
 {
-    return key ^ ((key >> (KEY_BITS - 1)) ? neg_xor : pos_xor);
+#ifdef NUMPY_ORDER
+    const radix_key magnitude = key & (radix_key)~((radix_key)1 << (KEY_BITS - 1));
+    key = magnitude > order.nan_above ? (radix_key)(order.nan_above + 1) : magnitude ? key : (radix_key)0;
+#endif
+    return key ^ ((key >> (KEY_BITS - 1)) ? order.neg_xor : order.pos_xor);
 }
 
 uint digit_of(radix_key key, digit_spec spec)
 {
-    return (uint)(image_of(key, spec.pos_xor, spec.neg_xor) >> spec.shift) & spec.mask;
+    return (uint)(image_of(key, spec.order) >> spec.shift) & spec.mask;
 }
 
 /* The bits [begin_bit, end_bit) of key's image, as a number. */
-radix_key masked_image(radix_key key, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+radix_key masked_image(radix_key key, uint begin_bit, uint end_bit, key_order order)
 {
     const uint bits = end_bit - begin_bit;
     const radix_key mask = bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
-    return (image_of(key, pos_xor, neg_xor) >> begin_bit) & mask;
+    return (image_of(key, order) >> begin_bit) & mask;
 }
 
 /* The digit of pass `pass` of a sort by bits [begin_bit, end_bit): RADIX_BITS bits from
    begin_bit + pass * RADIX_BITS, fewer in a last pass that reaches end_bit. */
-digit_spec pass_digit(uint pass, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+digit_spec pass_digit(uint pass, uint begin_bit, uint end_bit, key_order order)
 {
     const uint shift = begin_bit + pass * RADIX_BITS, bits = min((uint)RADIX_BITS, end_bit - shift);
-    const digit_spec spec = { pos_xor, neg_xor, shift, (1u << bits) - 1 };
+    const digit_spec spec = { order, shift, (1u << bits) - 1 };
     return spec;
 }
 
@@ -314,11 +334,11 @@ int counts_to_slots(__local uint *slot, uint radix, uint n)
  */
 int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                   IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
-                  uint n, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor, __local uint *counters)
+                  uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters)
 {
     radix_key any = 0, all = ~(radix_key)0;
     for (uint t = 0; t < n; ++t) {
-        const radix_key image = masked_image(keys_a[t], begin_bit, end_bit, pos_xor, neg_xor);
+        const radix_key image = masked_image(keys_a[t], begin_bit, end_bit, order);
         any |= image;
         all &= image;
     }
@@ -330,7 +350,7 @@ int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
     for (uint d = 0; d < RANK_RADIX; ++d)
         counters[d] = 0;
     for (uint t = 0; t < n; ++t)
-        ++counters[(uint)(masked_image(keys_a[t], begin_bit, end_bit, pos_xor, neg_xor) >> shift) & (RANK_RADIX - 1)];
+        ++counters[(uint)(masked_image(keys_a[t], begin_bit, end_bit, order) >> shift) & (RANK_RADIX - 1)];
     uint sum = 0, most = 0;
     for (uint d = 0; d < RANK_RADIX; ++d) {
         const uint c = counters[d];
@@ -342,7 +362,7 @@ int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
         return -1;
     for (uint t = 0; t < n; ++t) {
         const radix_key key = keys_a[t];
-        const uint at = counters[(uint)(masked_image(key, begin_bit, end_bit, pos_xor, neg_xor) >> shift)
+        const uint at = counters[(uint)(masked_image(key, begin_bit, end_bit, order) >> shift)
                                  & (RANK_RADIX - 1)]++;
         keys_b[at] = key;
         IF_VALUES(values_b[at] = values_a[t];)
@@ -352,9 +372,9 @@ int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
         for (uint t = begin + 1; t < counters[d]; ++t) {
             const radix_key key = keys_b[t];
             IF_VALUES(const radix_value value = values_b[t];)
-            const radix_key image = masked_image(key, begin_bit, end_bit, pos_xor, neg_xor);
+            const radix_key image = masked_image(key, begin_bit, end_bit, order);
             uint u = t;
-            for (; u > begin && masked_image(keys_b[u - 1], begin_bit, end_bit, pos_xor, neg_xor) > image; --u) {
+            for (; u > begin && masked_image(keys_b[u - 1], begin_bit, end_bit, order) > image; --u) {
                 keys_b[u] = keys_b[u - 1];
                 IF_VALUES(values_b[u] = values_b[u - 1];)
             }
@@ -375,7 +395,7 @@ int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
  */
 int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
-               uint n, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor, __local uint *counters,
+               uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters,
                __local uint *moved)
 {
     __local radix_key *sorted = keys_a, *spare = keys_b;
@@ -383,8 +403,8 @@ int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
     int in_b = 0;
 #if WG == 1
     if (n <= FEW_KEYS) {
-        const int few = few_keys_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) n, begin_bit, end_bit, pos_xor,
-                                      neg_xor, counters);
+        const int few = few_keys_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) n, begin_bit, end_bit, order,
+                                      counters);
         if (few >= 0)
             return few;
     }
@@ -394,7 +414,7 @@ int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
     for (uint i = 0; i < RANK_COUNTERS; ++i)
         counters[i] = 0;
     for (uint t = 0; t < n; ++t) {
-        const radix_key image = masked_image(keys_a[t], begin_bit, end_bit, pos_xor, neg_xor);
+        const radix_key image = masked_image(keys_a[t], begin_bit, end_bit, order);
 #pragma unroll
         for (uint r = 0; r < RANK_COUNTERS / RANK_RADIX; ++r)  /* every row: a loop the compiler unrolls */
             ++counters[r * RANK_RADIX + ((uint)(image >> (r * RANK_BITS)) & (RANK_RADIX - 1))];
@@ -404,7 +424,7 @@ int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
         if (counts_to_slots(slot, RANK_RADIX, n))
             continue;
         const uint shift = begin_bit + r * RANK_BITS;
-        const digit_spec sub = { pos_xor, neg_xor, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
+        const digit_spec sub = { order, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
         for (uint t = 0; t < n; ++t) {
             const radix_key key = sorted[t];
             const uint at = slot[digit_of(key, sub)]++;
@@ -414,7 +434,7 @@ int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
 #else
     const uint chunk = (n + WG - 1) / WG;
     for (uint shift = begin_bit; shift < end_bit; shift += RANK_BITS) {
-        const digit_spec sub = { pos_xor, neg_xor, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
+        const digit_spec sub = { order, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
         if (!rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) n, chunk, sub, counters, moved, 0))
             continue;
 #endif
@@ -445,7 +465,7 @@ int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
                       moved, run_begin);
 #else
     const int in_b = local_sort(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec.shift,
-                                spec.shift + popcount(spec.mask), spec.pos_xor, spec.neg_xor, counters, moved);
+                                spec.shift + popcount(spec.mask), spec.order, counters, moved);
     __local const radix_key *sorted = in_b ? tile_b : tile_a;
     /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
     const uint lid = get_local_id(0);

@@ -16,7 +16,7 @@
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len, uint begin_bit, uint end_bit,
-                         radix_key pos_xor, radix_key neg_xor, __global uint *table_all)
+                         KEY_ORDER_ARGS, __global uint *table_all)
 {
 #define STRIDE_ALL COPY_STRIDE(PASSES * RADIX)
     __local uint counts[HIST_COPIES * STRIDE_ALL];  /* copy-major, then pass, then digit */
@@ -33,7 +33,7 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
        the loop below has a constant trip count and no branch. */
     uint shift[PASSES], mask[PASSES];
     for (uint p = 0; p < PASSES; ++p) {
-        const digit_spec spec = pass_digit(min(p, passes - 1), begin_bit, end_bit, pos_xor, neg_xor);
+        const digit_spec spec = pass_digit(min(p, passes - 1), begin_bit, end_bit, KEY_ORDER);
         shift[p] = spec.shift;
         mask[p] = p < passes ? spec.mask : 0;
     }
@@ -42,7 +42,7 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
         for (uint k = 0; k < KPT; ++k) {
             const uint i = k * WG + lid;  /* neighbouring work-items read neighbouring keys */
             if (i < valid) {
-                const radix_key image = image_of(block[begin + i], pos_xor, neg_xor);
+                const radix_key image = image_of(block[begin + i], KEY_ORDER);
 #pragma unroll
                 for (uint p = 0; p < PASSES; ++p)
                     count_digit(mine + p * RADIX, (uint)(image >> shift[p]) & mask[p]);
@@ -65,7 +65,7 @@ void radix_histogram_all(__global const radix_key *keys, uint n, uint block_len,
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_histogram(__global const radix_key *first, __global const radix_key *second, uint n, uint block_len,
-                     uint pass, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor,
+                     uint pass, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
                      __global const uint *plan, __global uint *table)
 {
     const uint j = plan[PLAN_PASS + pass];
@@ -75,7 +75,7 @@ void radix_histogram(__global const radix_key *first, __global const radix_key *
     __local uint counts[HIST_COPIES * COPY_STRIDE(RADIX)];  /* copy-major, then digit */
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
     const uint count = block_count(n, block_len);
-    const digit_spec spec = pass_digit(pass, begin_bit, end_bit, pos_xor, neg_xor);
+    const digit_spec spec = pass_digit(pass, begin_bit, end_bit, KEY_ORDER);
     __global const radix_key *block = SOURCE(j, first, first, second) + group * block_len;
     __local uint *mine = counts + (lid % HIST_COPIES) * COPY_STRIDE(RADIX);
 

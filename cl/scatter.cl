@@ -47,9 +47,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_scatter(__global const radix_key *input, __global radix_key *first, __global radix_key *second,
                    IF_VALUES(__global const radix_value *input_values, __global radix_value *first_values,
                              __global radix_value *second_values,)
-                   uint n, uint block_len, uint pass, uint begin_bit, uint end_bit, radix_key pos_xor,
-                   radix_key neg_xor, __global const uint *plan, __global const uint *offsets,
-                   __global uint *partials)
+                   uint n, uint block_len, uint pass, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+                   __global const uint *plan, __global const uint *offsets, __global uint *partials)
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
@@ -66,7 +65,7 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         return;
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);
     const uint count = block_count(n, block_len);
-    const digit_spec spec = pass_digit(pass, begin_bit, end_bit, pos_xor, neg_xor);
+    const digit_spec spec = pass_digit(pass, begin_bit, end_bit, KEY_ORDER);
     __global const radix_key *src = SOURCE(j, input, first, second) + group * block_len;
     __global radix_key *dst = TARGET(j, first, second);
     IF_VALUES(__global const radix_value *src_values = SOURCE(j, input_values, first_values, second_values)
@@ -77,7 +76,7 @@ void radix_scatter(__global const radix_key *input, __global radix_key *first, _
         digit_next[d] = offsets[d * groups + group];
 #if FUSED
     const uint next_pass = plan[PLAN_NEXT + pass];
-    const digit_spec next = pass_digit(next_pass == SKIPPED ? 0 : next_pass, begin_bit, end_bit, pos_xor, neg_xor);
+    const digit_spec next = pass_digit(next_pass == SKIPPED ? 0 : next_pass, begin_bit, end_bit, KEY_ORDER);
     for (uint i = lid; i < RADIX * MAX_GROUPS; i += WG)
         next_counts[i] = 0;
 #endif

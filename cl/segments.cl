@@ -277,7 +277,7 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
-                   uint block_len, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor,
+                   uint block_len, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
                    __global const uint2 *blocks, uint max_blocks, __global uint *table_all, __global radix_key *bits,
                    __global uint *table)
 {
@@ -290,7 +290,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         const uint2 block = hole ? (uint2)(0, 0) : blocks[b];
         const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
-        const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, pos_xor, neg_xor);
+        const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, KEY_ORDER);
         __global const radix_key *keys = KEYS_IN(job.w) + begin;
 
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
@@ -299,7 +299,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
         radix_key any = 0, all = ~(radix_key)0;
         for (uint i = lid; i < count; i += WG) {
-            const radix_key image = image_of(keys[i], pos_xor, neg_xor);
+            const radix_key image = image_of(keys[i], KEY_ORDER);
             any |= image;
             all &= image;
             count_digit(mine, (uint)(image >> top.shift) & top.mask);
@@ -380,8 +380,8 @@ void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global c
  * seg_histogram.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, uint end_bit, radix_key pos_xor,
-                 radix_key neg_xor, uint medium_n, __global const uint2 *blocks, __global const uint2 *job_blocks,
+void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+                 uint medium_n, __global const uint2 *blocks, __global const uint2 *job_blocks,
                  __global const uint *chosen, __global const uint *table)
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
@@ -400,7 +400,7 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         const seg_job job = idle ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
         const uint base = table[jb.x * RADIX], len = job.y - job.x;
-        const digit_spec spec = pass_digit(pick, begin_bit, end_bit, pos_xor, neg_xor);
+        const digit_spec spec = pass_digit(pick, begin_bit, end_bit, KEY_ORDER);
         for (uint d = lid; d < RADIX && !idle; d += WG) {  /* the block before ended with a barrier */
             digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
             if (block.y == 0) {
@@ -424,7 +424,7 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
 /* One work-item per tiny job: each key's place is the number of keys before it in the
    order (smaller, or equal and earlier), counted in private memory; written to the
    primary buffers. */
-__kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_key neg_xor)
+__kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
 {
     const uint i = get_global_id(0);
     if (i >= list_count(state, STATE_COUNT(LIST_TINY), cap))
@@ -437,7 +437,7 @@ __kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor
     IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
     for (uint t = 0; t < len; ++t) {
         keys[t] = src[t];
-        images[t] = masked_image(keys[t], begin_bit, job.z, pos_xor, neg_xor);
+        images[t] = masked_image(keys[t], begin_bit, job.z, KEY_ORDER);
         IF_VALUES(values[t] = src_values[t];)
     }
     for (uint t = 0; t < len; ++t) {
@@ -453,7 +453,7 @@ __kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor
 /* Local jobs: a work-group sorts one at a time in local memory and writes it to the
    primary buffers. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_key neg_xor)
+void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
 {
     __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
     IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
@@ -470,8 +470,8 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_
             IF_VALUES(values_a[PAD(t)] = src_values[t];)
         }
         barrier(CLK_LOCAL_MEM_FENCE);  /* the job is loaded */
-        const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) len, begin_bit, job.z, pos_xor,
-                                    neg_xor, counters, &moved);
+        const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) len, begin_bit, job.z, KEY_ORDER,
+                                    counters, &moved);
         __local const radix_key *sorted = in_b ? keys_b : keys_a;
         IF_VALUES(__local const radix_value *sorted_values = in_b ? values_b : values_a;)
         for (uint t = lid; t < len; t += WG) {
@@ -493,7 +493,7 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, radix_key pos_xor, radix_
    that moves data puts each key straight to its slot in order, so stably; plain loops
    without barriers (the tile version costs POCL seconds to compile). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS)
 {
     __local uint next_slot[PASSES * RADIX];  /* pass p's counts, then slots, at p * RADIX */
     const uint count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
@@ -505,13 +505,13 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
             next_slot[i] = 0;
         __global const radix_key *keys = KEYS_IN(where) + job.x;
         for (uint t = 0; t < len; ++t) {
-            const radix_key image = masked_image(keys[t], begin_bit, job.z, pos_xor, neg_xor);
+            const radix_key image = masked_image(keys[t], begin_bit, job.z, KEY_ORDER);
 #pragma unroll
             for (uint p = 0; p < PASSES; ++p)  /* every pass's row: a loop the compiler unrolls */
                 ++next_slot[p * RADIX + ((uint)(image >> (p * RADIX_BITS)) & (RADIX - 1))];
         }
         for (uint p = 0; p < digits; ++p) {
-            const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
+            const digit_spec spec = pass_digit(p, begin_bit, end_bit, KEY_ORDER);
             __local uint *slot = next_slot + p * RADIX;
             if (counts_to_slots(slot, RADIX, len))
                 continue;
@@ -539,7 +539,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
 #else
 /* Several work-items: a tile at a time, as a global pass does. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor)
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS)
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
@@ -553,7 +553,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, radix_key 
         const uint len = job.y - job.x;
         uint where = job.w;
         for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
-            const digit_spec spec = pass_digit(p, begin_bit, end_bit, pos_xor, neg_xor);
+            const digit_spec spec = pass_digit(p, begin_bit, end_bit, KEY_ORDER);
             __global const radix_key *src = KEYS_IN(where) + job.x;
             IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;)
             /* Everyone has read trivial and run_begin of the pass before, and its keys are

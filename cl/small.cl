@@ -7,7 +7,7 @@
 #if SMALL_N
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *values,)
-                      uint n, uint begin_bit, uint end_bit, radix_key pos_xor, radix_key neg_xor, uint argsort)
+                      uint n, uint begin_bit, uint end_bit, KEY_ORDER_ARGS, uint argsort)
 {
     __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
     IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
@@ -33,7 +33,7 @@ void radix_sort_small(__global radix_key *keys, IF_VALUES(__global radix_value *
     }
     barrier(CLK_LOCAL_MEM_FENCE);  /* everything is loaded */
 
-    const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) n, begin_bit, end_bit, pos_xor, neg_xor,
+    const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) n, begin_bit, end_bit, KEY_ORDER,
                                 counters, &moved);
     __local const radix_key *sorted = in_b ? keys_b : keys_a;
     IF_VALUES(__local const radix_value *sorted_values = in_b ? values_b : values_a;)

@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 4
+#define CLRADIX_VERSION_MINOR 5
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -99,6 +99,14 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  *   F16       IEEE 754 binary16 in a 16-bit word, in totalOrder as F32 (since 1.4).
  *   BF16      bfloat16 (the top 16 bits of a binary32) in a 16-bit word, in totalOrder
  *             as F32 (since 1.4).
+ *   F32_NUMPY, F64_NUMPY, F16_NUMPY, BF16_NUMPY
+ *             the same floats in numpy's order (since 1.5): every NaN (either sign, any
+ *             payload) equal to every other and after +inf, -0.0 equal to +0.0, the rest
+ *             by value; descending is the exact reverse (NaNs first). Being equal, NaNs
+ *             and zeros keep their input order, and every key is moved bit for bit. The
+ *             bit range applies to the totalOrder image of the key read canonically:
+ *             every NaN as the positive NaN one above +inf's bits (0x7F800001 for F32),
+ *             -0.0 as +0.0. The order costs no extra pass.
  * Keys are read and written at their own width (1, 2, 4 or 8 bytes each); a sort runs one
  * digit pass per 8 bits of the bit range at most, so 8-bit keys take one pass, 16-bit keys
  * two. No type needs half- or double-precision arithmetic on the device.
@@ -108,7 +116,8 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  */
 typedef enum clradix_key_type {
     CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64,
-    CLRADIX_U8, CLRADIX_I8, CLRADIX_U16, CLRADIX_I16, CLRADIX_F16, CLRADIX_BF16
+    CLRADIX_U8, CLRADIX_I8, CLRADIX_U16, CLRADIX_I16, CLRADIX_F16, CLRADIX_BF16,
+    CLRADIX_F32_NUMPY, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY, CLRADIX_BF16_NUMPY
 } clradix_key_type;
 
 /* Largest n a device-buffer call accepts: offsets inside the kernels are 32-bit. The

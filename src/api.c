@@ -170,9 +170,9 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
         status = tuning_select(&sorter->limits, device, tuning, &sorter->params);
     radix_program *program;
     if (status == CLRADIX_SUCCESS)
-        status = program_get(sorter, PROGRAM_LSD, 4, 0, &program);  /* the common variant; a broken device fails here */
+        status = program_get(sorter, PROGRAM_LSD, (key_variant){ 4, 0 }, 0, &program);  /* the common variant; a broken device fails here */
     if (status == CLRADIX_SUCCESS && sorter->params.strategy == STRATEGY_PARTITION)
-        status = program_get(sorter, PROGRAM_SEGMENTS, 4, 0, &program);  /* what its flat sorts use */
+        status = program_get(sorter, PROGRAM_SEGMENTS, (key_variant){ 4, 0 }, 0, &program);  /* what its flat sorts use */
     if (status != CLRADIX_SUCCESS) {
         build_log_set_thread(sorter);
         clradix_sorter_release(sorter);
@@ -226,6 +226,7 @@ static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type 
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     const unsigned width = r->key_bytes * 8;
     r->type = type;
+    r->numpy_order = key_transform_of(type, 0).nan_above != 0;
     r->n = n;
     r->descending = options && options->descending;
     if (!bit_range(options, width, &r->begin_bit, &r->end_bit))

@@ -83,16 +83,17 @@ static clradix_status choose_program(clradix_sorter *sorter, const sort_request 
                                      radix_program **p)
 {
     const unsigned value_bytes = (unsigned)r->value_size;  /* 0 for keys alone */
+    const key_variant keys = { r->key_bytes, r->numpy_order };
     *p = NULL;
     if (r->n == 0 || (passes == 0 && !r->argsort) || (r->segmented && r->num_segments == 0))
         return CLRADIX_SUCCESS;
     if (!r->segmented) {
-        clradix_status status = program_get(sorter, PROGRAM_LSD, r->key_bytes, value_bytes, p);
+        clradix_status status = program_get(sorter, PROGRAM_LSD, keys, value_bytes, p);
         if (status != CLRADIX_SUCCESS || r->n <= (*p)->params.small_n || passes <= 2
             || sorter->params.strategy != STRATEGY_PARTITION)
             return status;
     }
-    return program_get(sorter, PROGRAM_SEGMENTS, r->key_bytes, value_bytes, p);
+    return program_get(sorter, PROGRAM_SEGMENTS, keys, value_bytes, p);
 }
 
 clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_request *r, cl_ulong *bytes)
@@ -119,8 +120,7 @@ static cl_int enqueue_small(chain *c, const radix_program *p, const sort_request
     const cl_uint n = (cl_uint)r->n, argsort = (cl_uint)r->argsort, buffers = r->values ? 2 : 1;
     cl_int err = set_args(p->sort_small, buffers, ARG(r->keys), ARG(r->values));
     if (err == CL_SUCCESS)
-        err = set_args_at(p->sort_small, buffers, 6, ARG(n), ARG(k->begin_bit), ARG(k->end_bit), k->size, k->pos_xor,
-                          k->size, k->neg_xor, ARG(argsort));
+        err = set_args_at(p->sort_small, buffers, 7, ARG(n), ARG(k->begin_bit), ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(argsort));
     return err == CL_SUCCESS ? chain_kernel(c, p->sort_small, 1, p->params.wg) : err;
 }
 
@@ -171,8 +171,8 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
     if (r->argsort)
         err = enqueue_iota(c, p, r->values, n);
     if (err == CL_SUCCESS)
-        err = set_args(p->histogram_all, 8, ARG(b.input), ARG(n), ARG(plan->block_len), ARG(k->begin_bit),
-                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(table_all));
+        err = set_args(p->histogram_all, 9, ARG(b.input), ARG(n), ARG(plan->block_len), ARG(k->begin_bit),
+                       ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(table_all));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->histogram_all, groups, p->params.wg);
     if (err == CL_SUCCESS)
@@ -185,8 +185,8 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->gather, groups_for(radix * groups, p->params.scan_wg), p->params.scan_wg);
         if (err == CL_SUCCESS && !p->params.fused) {
-            err = set_args(p->histogram, 11, ARG(b.first), ARG(b.second), ARG(n), ARG(plan->block_len), ARG(pass),
-                           ARG(k->begin_bit), ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor,
+            err = set_args(p->histogram, 12, ARG(b.first), ARG(b.second), ARG(n), ARG(plan->block_len), ARG(pass),
+                           ARG(k->begin_bit), ARG(k->end_bit), KEY_ORDER_ARGS(k),
                            ARG(plan_buffer), ARG(table));
             if (err == CL_SUCCESS)
                 err = chain_kernel(c, p->histogram, groups, p->params.wg);
@@ -200,8 +200,8 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
             err = set_args(p->scatter, buffer_args, ARG(b.input), ARG(b.first), ARG(b.second), ARG(b.input_values),
                            ARG(b.first_values), ARG(b.second_values));
         if (err == CL_SUCCESS)
-            err = set_args_at(p->scatter, buffer_args, 10, ARG(n), ARG(plan->block_len), ARG(pass), ARG(k->begin_bit),
-                              ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(plan_buffer),
+            err = set_args_at(p->scatter, buffer_args, 11, ARG(n), ARG(plan->block_len), ARG(pass), ARG(k->begin_bit),
+                              ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(plan_buffer),
                               ARG(table), ARG(partials));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->scatter, groups, p->params.wg);

@@ -113,13 +113,11 @@ static union key_arg key_arg_of(uint64_t mask, unsigned bytes)
 
 void make_key_args(const sort_request *r, key_args *k)
 {
-    uint64_t pos, neg;
-    key_transform(r->type, r->descending, &pos, &neg);
+    const key_transform t = key_transform_of(r->type, r->descending);
     k->size = r->key_bytes;
-    k->pos = key_arg_of(pos, r->key_bytes);
-    k->neg = key_arg_of(neg, r->key_bytes);
-    k->pos_xor = &k->pos;
-    k->neg_xor = &k->neg;
+    k->pos_xor = key_arg_of(t.pos_xor, r->key_bytes);
+    k->neg_xor = key_arg_of(t.neg_xor, r->key_bytes);
+    k->nan_above = key_arg_of(t.nan_above, r->key_bytes);
     k->begin_bit = r->begin_bit;
     k->end_bit = r->end_bit;
 }

@@ -73,7 +73,9 @@ static inline int size_mul(size_t a, size_t b, size_t *product)
 /* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
    value size class. */
 enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_KINDS };
-enum { KEY_CLASSES = 4, VALUE_CLASSES = 4 };  /* keys of 4, 8, 2 and 1 bytes; values of 0, 4, 8, 16 */
+/* Keys of 4, 8, 2 and 1 bytes, then floats of 4, 8 and 2 bytes in numpy's order; values of
+   0, 4, 8 and 16 bytes. */
+enum { KEY_CLASSES = 7, VALUE_CLASSES = 4 };
 enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, MAX_SCAN_LEVELS = 8 };
 
 /* The temporary buffers of one sort (scratch.c). */
@@ -178,10 +180,18 @@ void cache_key(cl_device_id device, const char *const *sources, int count, const
 unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
 void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);
 
-/* program.c: the program of kind for key_bytes and value_bytes, built on first use (once;
+/* The keys a program is built for: their bytes, and whether they are floats read in numpy's
+   order. The order is compiled in (-D NUMPY_ORDER): behind a run-time argument, its test
+   made every kernel 1.7-2.4x slower on POCL, in every order. */
+typedef struct key_variant {
+    unsigned bytes;
+    int numpy_order;
+} key_variant;
+
+/* program.c: the program of kind for keys and value_bytes, built on first use (once;
    threads that need it meanwhile wait for that build, others go on). The caller must not
    hold the sorter's lock. */
-clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, unsigned key_bytes, unsigned value_bytes,
+clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, key_variant keys, unsigned value_bytes,
                            radix_program **program);
 void program_release(radix_program *program);
 void build_logs_free(clradix_sorter *sorter);
@@ -204,6 +214,7 @@ clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SL
 typedef struct sort_request {
     clradix_key_type type;
     unsigned key_bytes;
+    int numpy_order;         /* floats in numpy's order (key_order.h) */
     cl_mem keys;             /* sorted in place; only read by argsort */
     cl_mem values;           /* NULL: keys only; argsort: receives the indices */
     size_t value_size, n;
@@ -279,9 +290,12 @@ cl_int enqueue_scan(chain *c, const radix_program *p, const scan_plan *plan, con
 typedef struct key_args {
     cl_uint begin_bit, end_bit;
     size_t size;                  /* 1, 2, 4 or 8: the key width, and the size of the two below */
-    const void *pos_xor, *neg_xor;  /* the key transform's masks as kernel arguments: at pos, neg */
-    union key_arg { cl_uchar u8; cl_ushort u16; cl_uint u32; cl_ulong u64; } pos, neg;
+    /* the key transform (key_order.h) as kernel arguments of that size */
+    union key_arg { cl_uchar u8; cl_ushort u16; cl_uint u32; cl_ulong u64; } pos_xor, neg_xor, nan_above;
 } key_args;
+/* The three key order arguments of every kernel that reads digits (set_args pairs). */
+#define KEY_ORDER_ARGS(k) (k)->size, (const void *)&(k)->pos_xor, (k)->size, (const void *)&(k)->neg_xor, \
+                          (k)->size, (const void *)&(k)->nan_above
 void make_key_args(const sort_request *r, key_args *k);
 
 /* segments.c: the segmented-sort engine (cl/segments.cl) for r with its program p: the

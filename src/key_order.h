@@ -15,36 +15,63 @@ static inline unsigned key_type_bytes(clradix_key_type type)
 {
     switch (type) {
     case CLRADIX_U8: case CLRADIX_I8: return 1;
-    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: return 2;
-    case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: return 4;
-    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: return 8;
+    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F16_NUMPY:
+    case CLRADIX_BF16_NUMPY: return 2;
+    case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: case CLRADIX_F32_NUMPY: return 4;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: return 8;
     }
     return 0;
 }
 
-/* XOR masks that map keys of type to their order-preserving unsigned image
-   (key_image), descending included: signed keys flip the sign bit; floats flip every bit
-   of negatives and the sign bit of the others. */
-static inline void key_transform(clradix_key_type type, int descending, uint64_t *pos_xor, uint64_t *neg_xor)
+/*
+ * How keys of a type map to their order-preserving unsigned image (the kernels' image_of):
+ * in numpy's float order the key is first read canonically (every NaN as the NaN just
+ * above +inf, -0.0 as +0.0; nan_above is then the magnitude bits of +inf, else 0), then
+ * XORed with neg_xor when its sign bit is set, else with pos_xor: signed keys flip the sign
+ * bit; floats flip every bit of negatives and the sign bit of the others; descending
+ * flips every bit as well.
+ */
+typedef struct key_transform {
+    unsigned width;
+    uint64_t pos_xor, neg_xor, nan_above;
+} key_transform;
+
+static inline key_transform key_transform_of(clradix_key_type type, int descending)
 {
-    const unsigned width = 8 * key_type_bytes(type);
-    const uint64_t all = ~(uint64_t)0 >> (64 - width), sign = (uint64_t)1 << (width - 1);
-    *pos_xor = *neg_xor = 0;
+    key_transform t = { 8 * key_type_bytes(type), 0, 0, 0 };
+    const uint64_t all = ~(uint64_t)0 >> (64 - t.width), sign = (uint64_t)1 << (t.width - 1);
     switch (type) {
     case CLRADIX_I8: case CLRADIX_I16: case CLRADIX_I32: case CLRADIX_I64:
-        *pos_xor = *neg_xor = sign;
+        t.pos_xor = t.neg_xor = sign;
         break;
+    case CLRADIX_F16_NUMPY: t.nan_above = 0x7C00u; goto float_keys;
+    case CLRADIX_BF16_NUMPY: t.nan_above = 0x7F80u; goto float_keys;
+    case CLRADIX_F32_NUMPY: t.nan_above = 0x7F800000u; goto float_keys;
+    case CLRADIX_F64_NUMPY: t.nan_above = 0x7FF0000000000000ull; goto float_keys;
     case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F32: case CLRADIX_F64:
-        *pos_xor = sign;
-        *neg_xor = all;
+    float_keys:
+        t.pos_xor = sign;
+        t.neg_xor = all;
         break;
     default:
         break;
     }
     if (descending) {
-        *pos_xor ^= all;
-        *neg_xor ^= all;
+        t.pos_xor ^= all;
+        t.neg_xor ^= all;
     }
+    return t;
+}
+
+/* The image of key under t (key_transform_of). */
+static inline uint64_t key_image(uint64_t key, const key_transform *t)
+{
+    const uint64_t sign = (uint64_t)1 << (t->width - 1);
+    if (t->nan_above) {
+        const uint64_t magnitude = key & (sign - 1);
+        key = magnitude > t->nan_above ? t->nan_above + 1 : magnitude ? key : 0;
+    }
+    return key ^ (key & sign ? t->neg_xor : t->pos_xor);
 }
 
 /* Key i of an array of keys of `bytes` bytes each (1, 2, 4 or 8), as a number. */
@@ -57,12 +84,6 @@ static inline uint64_t key_load(const void *keys, unsigned bytes, size_t i)
     case 4: { uint32_t k; memcpy(&k, at, 4); return k; }
     default: { uint64_t k; memcpy(&k, at, 8); return k; }
     }
-}
-
-/* The image of a key of width bits: key ^ (its sign bit set ? neg_xor : pos_xor). */
-static inline uint64_t key_image(uint64_t key, unsigned width, uint64_t pos_xor, uint64_t neg_xor)
-{
-    return key ^ ((key >> (width - 1)) & 1 ? neg_xor : pos_xor);
 }
 
 /* The bit range of options for keys of width bits: end_bit 0 means the width, and then

@@ -23,7 +23,7 @@ enum { PARTITION_BITS = 8, PARTITION_RADIX = 1 << PARTITION_BITS, WORKERS_PER_SO
 /* One sort, shared by its workers. */
 typedef struct large_sort {
     sort_request r;                 /* the whole sort; argsort as pairs with index values */
-    uint64_t pos_xor, neg_xor;      /* the keys' order-preserving image (key_transform) */
+    key_transform image;            /* the keys' order-preserving image */
     const unsigned char *keys_in, *values_in;  /* the caller's arrays (values_in NULL: indices) */
     unsigned char *keys[2], *values[2];        /* host copies, slot 1 made when needed */
     pthread_mutex_t lock;           /* guards slot 1's allocation, the task queue and status */
@@ -47,7 +47,7 @@ typedef struct worker {
 /* Digit `shift .. shift + bits` of key's image. */
 static unsigned digit_of(const large_sort *s, uint64_t key, unsigned shift, unsigned bits)
 {
-    const uint64_t image = key_image(key, s->r.key_bytes * 8, s->pos_xor, s->neg_xor);
+    const uint64_t image = key_image(key, &s->image);
     return (unsigned)(image >> shift) & ((1u << bits) - 1);
 }
 
@@ -80,10 +80,9 @@ static void settle(large_sort *s, int from, size_t lo, size_t count)
    differ: the highest bit that varies, plus one (begin_bit when none does). One read. */
 static unsigned varying_end(const large_sort *s, const unsigned char *keys, size_t lo, size_t count, unsigned end_bit)
 {
-    const unsigned width = s->r.key_bytes * 8;
     uint64_t any = 0, all = ~(uint64_t)0;
     for (size_t i = lo; i < lo + count; ++i) {
-        const uint64_t image = key_image(key_load(keys, s->r.key_bytes, i), width, s->pos_xor, s->neg_xor);
+        const uint64_t image = key_image(key_load(keys, s->r.key_bytes, i), &s->image);
         any |= image;
         all &= image;
     }
@@ -289,7 +288,7 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
     s.r.argsort = 0;  /* (key, index) pairs */
     s.keys_in = keys;
     s.values_in = r->argsort ? NULL : values;
-    key_transform(r->type, r->descending, &s.pos_xor, &s.neg_xor);
+    s.image = key_transform_of(r->type, r->descending);
 
     /* A device that cannot take the in-core sort of even one key: the limit is too small. */
     sort_request one = s.r;

@@ -278,16 +278,17 @@ static cl_program load_cached(clradix_sorter *sorter, const uint64_t key[2], con
 /* Builds p with p->params, from the disk cache when it has the program, else from the
    sources. Where a kernel cannot run that shape, shrinks p->params and sets *retry. */
 static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum program_kind kind,
-                                 const char *const texts[MAX_SOURCES], unsigned key_bytes, unsigned value_bytes,
+                                 const char *const texts[MAX_SOURCES], key_variant keys, unsigned value_bytes,
                                  int *retry)
 {
     const radix_params *q = &p->params;
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
-             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u -D TINY_N=%u%s",
-             key_bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
+             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u -D TINY_N=%u%s%s",
+             keys.bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
              q->max_groups, q->small_n, q->scan_wg, (unsigned)SEGMENT_TINY_N,
+             keys.numpy_order ? " -D NUMPY_ORDER=1" : "",
              sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "");
     *retry = 0;
 
@@ -321,7 +322,7 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
 }
 
 /* Builds the variant into p, shrinking its shape until the device can run it. */
-static clradix_status build(clradix_sorter *sorter, radix_program *p, enum program_kind kind, unsigned key_bytes,
+static clradix_status build(clradix_sorter *sorter, radix_program *p, enum program_kind kind, key_variant keys,
                             unsigned value_bytes)
 {
     const char *texts[MAX_SOURCES];
@@ -331,12 +332,12 @@ static clradix_status build(clradix_sorter *sorter, radix_program *p, enum progr
     if (kind == PROGRAM_SEGMENTS && p->params.local_n)
         p->params.small_n = p->params.local_n;  /* the engine's local class */
     for (int attempt = 0; status == CLRADIX_SUCCESS; ++attempt) {
-        if (!tuning_fit(&p->params, sorter->limits.local_mem, key_bytes, value_bytes)) {
+        if (!tuning_fit(&p->params, sorter->limits.local_mem, keys.bytes, value_bytes)) {
             status = CLRADIX_ERROR_UNSUPPORTED;
             break;
         }
         int retry = 0;
-        status = build_once(sorter, p, kind, texts, key_bytes, value_bytes, &retry);
+        status = build_once(sorter, p, kind, texts, keys, value_bytes, &retry);
         if (!retry || attempt == 32)
             break;
         program_release(p);
@@ -350,10 +351,11 @@ static clradix_status build(clradix_sorter *sorter, radix_program *p, enum progr
     return status;
 }
 
-clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, unsigned key_bytes, unsigned value_bytes,
+clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, key_variant keys, unsigned value_bytes,
                            radix_program **out)
 {
-    const unsigned key_class = key_bytes == 4 ? 0 : key_bytes == 8 ? 1 : key_bytes == 2 ? 2 : 3;  /* 0: made at creation */
+    const unsigned width_class = keys.bytes == 4 ? 0 : keys.bytes == 8 ? 1 : keys.bytes == 2 ? 2 : 3;
+    const unsigned key_class = keys.numpy_order ? 4 + width_class : width_class;  /* 0: made at creation */
     const unsigned value_class = value_bytes == 0 ? 0 : value_bytes == 4 ? 1 : value_bytes == 8 ? 2 : 3;
     radix_program *p = &sorter->programs[kind][key_class][value_class];
 
@@ -373,7 +375,7 @@ clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, unsig
 
     /* Built outside the lock, into a copy that no other thread sees until it is ready. */
     radix_program built = { 0 };
-    const clradix_status status = build(sorter, &built, kind, key_bytes, value_bytes);
+    const clradix_status status = build(sorter, &built, kind, keys, value_bytes);
     pthread_mutex_lock(&sorter->lock);
     built.kind = kind;
     if (status == CLRADIX_SUCCESS)
@@ -395,7 +397,7 @@ clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_byte
        checked against the device's local memory when they are created, and compiling them
        here for every row and limit would cost minutes of the test suite.) */
     radix_program *p;
-    clradix_status status = program_get(sorter, PROGRAM_LSD, key_bytes, value_bytes, &p);
+    clradix_status status = program_get(sorter, PROGRAM_LSD, (key_variant){ key_bytes, 0 }, value_bytes, &p);
     if (status != CLRADIX_SUCCESS)
         return status;
     tuning_report(&p->params, shape);

@@ -129,9 +129,9 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_blocks, 1, q->scan_wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_histogram, 17, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
+        err = set_args(p->seg_histogram, 18, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
-                       ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(b->blocks), ARG(plan->max_blocks),
+                       ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(b->blocks), ARG(plan->max_blocks),
                        ARG(b->table_all), ARG(b->bits), ARG(b->table));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
@@ -147,8 +147,8 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_scatter, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_scatter, i, 11, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
-                          ARG(k->end_bit), k->size, k->pos_xor, k->size, k->neg_xor, ARG(plan->medium_n),
+        err = set_args_at(p->seg_scatter, i, 12, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
+                          ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(plan->medium_n),
                           ARG(b->blocks), ARG(b->job_blocks), ARG(b->chosen), ARG(b->table));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_scatter, plan->block_groups, q->wg);
@@ -186,19 +186,19 @@ static cl_int enqueue_jobs(chain *c, const radix_program *p, const engine_plan *
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_tiny, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_tiny, i, 3, ARG(k.begin_bit), k.size, k.pos_xor, k.size, k.neg_xor);
+        err = set_args_at(p->seg_tiny, i, 4, ARG(k.begin_bit), KEY_ORDER_ARGS(&k));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_tiny, groups_for(plan->cap, q->scan_wg), q->scan_wg);
     if (err == CL_SUCCESS && p->seg_local)
         err = set_buffer_and_list_args(p->seg_local, b, plan, values, &i);
     if (err == CL_SUCCESS && p->seg_local)
-        err = set_args_at(p->seg_local, i, 3, ARG(k.begin_bit), k.size, k.pos_xor, k.size, k.neg_xor);
+        err = set_args_at(p->seg_local, i, 4, ARG(k.begin_bit), KEY_ORDER_ARGS(&k));
     if (err == CL_SUCCESS && p->seg_local)
         err = chain_kernel(c, p->seg_local, plan->finish_groups, q->wg);
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_medium, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_medium, i, 4, ARG(k.begin_bit), ARG(k.end_bit), k.size, k.pos_xor, k.size, k.neg_xor);
+        err = set_args_at(p->seg_medium, i, 5, ARG(k.begin_bit), ARG(k.end_bit), KEY_ORDER_ARGS(&k));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_medium, plan->finish_groups, q->wg);
     if (err == CL_SUCCESS)

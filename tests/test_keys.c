@@ -256,18 +256,87 @@ START_TEST(test_bit_windows)
 }
 END_TEST
 
+/* The float types (indices in types[]) and the same floats in numpy's order, and calls
+   for those with 4-byte values and indices only (every variant is compiled apart). */
+static const int floats[] = { 2, 5, 10, 11 };  /* F32, F64, F16, BF16 */
+static const clradix_key_type numpy_floats[] = { CLRADIX_F32_NUMPY, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY,
+                                                 CLRADIX_BF16_NUMPY };
+static const sort_call numpy_calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 4 },
+                                         { API_DEVICE, SORT_ARGSORT, 4 }, { API_HOST, SORT_ARGSORT, 4 } };
+
+/* numpy's order on each float type's edge values (three NaNs at each end of the list,
+   -0.0 and +0.0 at 9 and 10), written out by hand: every NaN after everything else and
+   equal to every other NaN, -0.0 equal to +0.0, so both keep their input order. */
+START_TEST(test_numpy_edges)
+{
+    const clradix_key_type type = numpy_floats[_i];
+    const uint64_t *edge = edges[floats[_i]].values;
+    const unsigned bytes = key_bytes_of(type);
+    const size_t count = edges[floats[_i]].count, n = count * COPIES;
+    ck_assert_uint_eq(count, 20);
+    size_t rank_of_edge[20];
+    for (size_t j = 0; j < count; ++j)
+        rank_of_edge[j] = j < 3 || j >= 17 ? 100 : j - 3 - (j >= 10);  /* NaNs last; -0.0 ranks as +0.0 */
+    void *input = malloc(n * bytes), *keys = malloc(n * bytes);
+    uint32_t *values = malloc(n * 4);
+    unsigned char *seen = malloc(n);
+    uint64_t state = 41;
+    for (size_t i = 0; i < n; ++i)
+        put_key(input, bytes, i, edge[i % count]);
+    for (size_t i = n - 1; i > 0; --i) {  /* Fisher-Yates */
+        const size_t j = rng_next(&state) % (i + 1);
+        const uint64_t t = get_key(input, bytes, i);
+        put_key(input, bytes, i, get_key(input, bytes, j));
+        put_key(input, bytes, j, t);
+    }
+    for (int descending = 0; descending < 2; ++descending)
+        for (size_t c = 0; c < sizeof numpy_calls / sizeof numpy_calls[0]; ++c) {
+            const clradix_options options = { 0, 0, descending };
+            memcpy(keys, input, n * bytes);
+            for (size_t i = 0; i < n; ++i)
+                values[i] = (uint32_t)i;
+            ck_assert_int_eq(run_sort(&dev, &numpy_calls[c], type, keys, values, n, &options), CLRADIX_SUCCESS);
+            if (numpy_calls[c].kind == SORT_ARGSORT)
+                ck_assert_mem_eq(keys, input, n * bytes);
+            memset(seen, 0, n);
+            size_t last_rank = 0;
+            for (size_t i = 0; i < n; ++i) {
+                ck_assert_uint_lt(values[i], n);
+                ck_assert(!seen[values[i]]);
+                seen[values[i]] = 1;
+                const uint64_t key = get_key(input, bytes, values[i]);
+                if (numpy_calls[c].kind == SORT_PAIRS)  /* moved bit for bit with its value */
+                    ck_assert(get_key(keys, bytes, i) == key);
+                size_t j = 0;
+                while (edge[j] != key)
+                    ++j;
+                const size_t rank = descending ? 100 - rank_of_edge[j] : rank_of_edge[j];
+                ck_assert_msg(i == 0 || rank >= last_rank, "type %d %s call %zu: key %zu (0x%llx) out of order", type,
+                              descending ? "descending" : "ascending", c, i, (unsigned long long)key);
+                if (i > 0 && rank == last_rank)  /* equal keys keep their input order */
+                    ck_assert_uint_gt(values[i], values[i - 1]);
+                last_rank = rank;
+            }
+        }
+    free(input);
+    free(keys);
+    free(values);
+    free(seen);
+}
+END_TEST
+
 /* Floats where half the keys are edge values (NaNs of both signs and several payloads,
    -0.0 and +0.0, infinities, denormals), under bit windows and in both directions at
-   once: keys and values against the oracle, through the one-launch and the multi-pass
-   paths. */
+   once, in totalOrder and in numpy's order: keys and values against the oracle, through
+   the one-launch and the multi-pass paths. */
 START_TEST(test_float_windows)
 {
-    static const int floats[] = { 2, 5, 10, 11 };  /* F32, F64, F16, BF16 */
-    const int t = floats[_i];
-    const clradix_key_type type = types[t];
+    const int t = floats[_i % 4];
+    const clradix_key_type type = _i < 4 ? types[t] : numpy_floats[_i % 4];
     const unsigned bytes = key_bytes_of(type), w = bytes * 8, marks[] = { 0, w / 3, 3 * w / 4, w };
-    static const sort_call calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 8 },
-                                       { API_DEVICE, SORT_ARGSORT, 4 }, { API_HOST, SORT_KEYS, 0 } };
+    static const sort_call total_calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 8 },
+                                             { API_DEVICE, SORT_ARGSORT, 4 }, { API_HOST, SORT_KEYS, 0 } };
+    const sort_call *calls = _i < 4 ? total_calls : numpy_calls;
     static const size_t sizes[] = { 3001, 70001 };
     char msg[256], name[64];
     int sorts = 0;
@@ -333,7 +402,8 @@ int main(void)
     tcase_add_loop_test(tc, test_every_pattern, 0, test_full_scope() ? 6 : 2);  /* a repeat run: 8-bit keys */
     tcase_add_loop_test(tc, test_descending, 0, TYPE_COUNT);
     tcase_add_loop_test(tc, test_bit_windows, 0, TYPE_COUNT);
-    tcase_add_loop_test(tc, test_float_windows, 0, 4);
+    tcase_add_loop_test(tc, test_numpy_edges, 0, 4);
+    tcase_add_loop_test(tc, test_float_windows, 0, 8);
     tcase_add_test(tc, test_value_widths);
     suite_add_tcase(s, tc);
     return run_device_suite(s, "test_keys");

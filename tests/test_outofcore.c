@@ -17,14 +17,15 @@ static void setup(void) { open_dev(NULL); }
 
 static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,
                                           CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,  CLRADIX_U16, CLRADIX_I16,
-                                          CLRADIX_F16, CLRADIX_BF16 };
+                                          CLRADIX_F16, CLRADIX_BF16, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY };
 /* Random, few values, all equal, one bucket holding every key at every level but the last
-   (bottom-digit), presorted both ways; 8- and 16-bit keys the first NARROW_DISTS. */
+   (bottom-digit), presorted both ways; 8- and 16-bit keys and numpy's order the first
+   NARROW_DISTS. */
 static const dist dists[] = { DIST_RANDOM, DIST_SIXTEEN, DIST_EQUAL, DIST_BOTTOM_DIGIT, DIST_SORTED, DIST_REVERSE };
 static const sort_call calls[] = { { API_HOST, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 4 },
                                    { API_HOST, SORT_PAIRS, 8 }, { API_HOST, SORT_PAIRS, 16 },
                                    { API_HOST, SORT_ARGSORT, 4 }, { API_HOST, SORT_ARGSORT, 8 } };
-enum { TYPES = 12, WIDE_TYPES = 6, DISTS = 6, NARROW_DISTS = 2, CALLS = 6 };
+enum { TYPES = 14, WIDE_TYPES = 6, DISTS = 6, NARROW_DISTS = 2, CALLS = 6 };
 enum { CASES = WIDE_TYPES * DISTS + (TYPES - WIDE_TYPES) * NARROW_DISTS };
 enum { REPEAT_DISTS = 3 };  /* a repeat run: random, few values, all equal */
 

@@ -40,9 +40,10 @@ static void open_shape(const shape *s)
 
 static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,
                                           CLRADIX_F64, CLRADIX_U8,  CLRADIX_I8,  CLRADIX_U16, CLRADIX_I16,
-                                          CLRADIX_F16, CLRADIX_BF16 };
-/* Every call and value size on the device's own shape; on the others the calls of keys
-   and 4-byte values (each program variant compiled is time on a cold machine). */
+                                          CLRADIX_F16, CLRADIX_BF16, CLRADIX_F32_NUMPY, CLRADIX_BF16_NUMPY };
+/* Every call and value size on the device's own shape for the 32- and 64-bit types; on the
+   others, and for narrow keys and numpy's order, the calls of keys and 4-byte values (each
+   program variant compiled is time on a cold machine). */
 static const sort_call calls[] = {
     { API_DEVICE, SORT_KEYS, 0 },     { API_HOST, SORT_PAIRS, 4 },  { API_DEVICE, SORT_ARGSORT, 4 },
     { API_HOST, SORT_KEYS, 0 },       { API_DEVICE, SORT_PAIRS, 16 }, { API_DEVICE, SORT_ARGSORT, 8 },
@@ -79,7 +80,7 @@ START_TEST(test_classes)
     open_shape(s);
     char msg[300], name[64];
     int cases = 0;
-    const int all_calls = own && key_bytes_of(type) >= 4 && test_full_scope();
+    const int all_calls = own && key_bytes_of(type) >= 4 && type <= CLRADIX_F64 && test_full_scope();
     for (int c = 0; c < (all_calls ? CALLS : NARROW_CALLS); ++c)
         for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d) {
             const clradix_options *o = &options[(c + d) % 4];

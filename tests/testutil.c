@@ -18,8 +18,9 @@ unsigned key_bytes_of(clradix_key_type type)
 {
     switch (type) {
     case CLRADIX_U8: case CLRADIX_I8: return 1;
-    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: return 2;
-    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: return 8;
+    case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F16_NUMPY:
+    case CLRADIX_BF16_NUMPY: return 2;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: return 8;
     default: return 4;
     }
 }
@@ -94,6 +95,8 @@ void *make_values(size_t value_size, size_t n)
     return values;
 }
 
+static uint64_t numpy_image(clradix_key_type total, uint64_t key, uint64_t exponent, uint64_t mantissa);
+
 /* The key's position in its type's order, as an unsigned number (written independently of
    the library's XOR masks). */
 static uint64_t order_image(clradix_key_type type, uint64_t key)
@@ -109,8 +112,23 @@ static uint64_t order_image(clradix_key_type type, uint64_t key)
     case CLRADIX_I16: return (uint64_t)((int)(int16_t)(uint16_t)key + 32768);
     case CLRADIX_F16: case CLRADIX_BF16:  /* both 16-bit words with the sign on top */
         return key & 0x8000u ? 0x7FFFu - (key & 0x7FFFu) : 0x8000u + key;
+    case CLRADIX_F32_NUMPY: return numpy_image(CLRADIX_F32, key, 0x7F800000u, 0x007FFFFFu);
+    case CLRADIX_F64_NUMPY: return numpy_image(CLRADIX_F64, key, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull);
+    case CLRADIX_F16_NUMPY: return numpy_image(CLRADIX_F16, key, 0x7C00u, 0x03FFu);
+    case CLRADIX_BF16_NUMPY: return numpy_image(CLRADIX_F16, key, 0x7F80u, 0x007Fu);
     default: return key;
     }
+}
+
+/* numpy's order of a float of the total-order type `total` with that exponent and
+   mantissa: every NaN is read as the NaN one above +inf, -0.0 as +0.0 (the library's
+   documented image, so that bit ranges agree too). */
+static uint64_t numpy_image(clradix_key_type total, uint64_t key, uint64_t exponent, uint64_t mantissa)
+{
+    const uint64_t magnitude = key & (exponent | mantissa);
+    if ((magnitude & exponent) == exponent && (magnitude & mantissa))
+        return order_image(total, exponent + 1);
+    return order_image(total, magnitude ? key : 0);
 }
 
 typedef struct record {

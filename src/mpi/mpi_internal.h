@@ -15,7 +15,7 @@
 typedef struct key_order {
     unsigned key_bytes;
     unsigned width;              /* bits of the key */
-    uint64_t pos_xor, neg_xor;   /* image = key ^ (sign bit set ? neg_xor : pos_xor) */
+    key_transform image;         /* the key's order-preserving image */
     unsigned begin_bit, bits;    /* the range: bits begin_bit .. begin_bit + bits */
     uint64_t mask;               /* bits ones */
 } key_order;
@@ -27,7 +27,7 @@ clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix
 static inline uint64_t range_image(const key_order *o, const void *keys, size_t i)
 {
     const uint64_t key = key_load(keys, o->key_bytes, i);
-    return (key_image(key, o->width, o->pos_xor, o->neg_xor) >> o->begin_bit) & o->mask;
+    return (key_image(key, &o->image) >> o->begin_bit) & o->mask;
 }
 
 /* select.c: where each rank's sorted keys split. keys: this rank's n keys, sorted; targets:

@@ -19,7 +19,7 @@ clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix
     unsigned begin, end;
     if (!bit_range(options, o->width, &begin, &end))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    key_transform(type, options && options->descending, &o->pos_xor, &o->neg_xor);
+    o->image = key_transform_of(type, options && options->descending);
     o->begin_bit = begin;
     o->bits = end - begin;
     o->mask = o->bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << o->bits) - 1;
