@@ -1,6 +1,7 @@
 #!/bin/sh
-# Installs the Debian packages that building, benchmarking and testing clradix need.
-# Idempotent: does nothing when every package is already installed.
+# Installs the Debian packages that building, benchmarking and testing clradix need, then
+# the Python tests' optional packages from PyPI into a folder of the project's own.
+# Idempotent: does nothing when everything is already installed.
 set -eu
 
 # Build and tests: compiler, CMake, the OpenCL loader and headers, POCL's CPU device, Check.
@@ -18,9 +19,10 @@ missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-
-echo "install-deps: installing$missing" >&2
-if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
+if [ -n "$missing" ]; then
+    echo "install-deps: installing$missing" >&2
+    if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+sh "$(dirname "$0")/python-extras.sh" /usr/bin/python3  # Debian's, with the packages above

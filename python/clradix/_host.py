@@ -17,43 +17,25 @@ def _native(a):
     return np.ascontiguousarray(a, dtype=_keys.native_key_dtype(a.dtype))
 
 
-def sort_keys_in_place(sorter, k, opts):
+def sort_keys_in_place(sorter, k, code, opts):
     if k.size:
-        _library.check(_library.lib().clradix_sort_keys_host(sorter.handle, None, _keys.key_type(k.dtype),
-                                                              _pointer(k), k.size, ctypes.byref(opts)))
+        _library.check(_library.lib().clradix_sort_keys_host(sorter.handle, None, code, _pointer(k), k.size,
+                                                              ctypes.byref(opts)))
 
 
-def sort_pairs_in_place(sorter, k, v, opts):
+def sort_pairs_in_place(sorter, k, code, v, opts):
     if k.size:
-        _library.check(_library.lib().clradix_sort_pairs_host(sorter.handle, None, _keys.key_type(k.dtype), _pointer(k),
-                                                               _pointer(v), v.dtype.itemsize, k.size,
-                                                               ctypes.byref(opts)))
+        _library.check(_library.lib().clradix_sort_pairs_host(sorter.handle, None, code, _pointer(k), _pointer(v),
+                                                               v.dtype.itemsize, k.size, ctypes.byref(opts)))
 
 
-def argsort_flat(sorter, k, opts, index_dtype):
+def argsort_flat(sorter, k, code, opts, index_dtype):
     """The stable permutation of contiguous keys k as index_dtype."""
     indices = np.empty(k.size, dtype=index_dtype)
     if k.size:
-        _library.check(_library.lib().clradix_argsort_host(sorter.handle, None, _keys.key_type(k.dtype), _pointer(k),
-                                                            _pointer(indices), indices.dtype.itemsize, k.size,
-                                                            ctypes.byref(opts)))
+        _library.check(_library.lib().clradix_argsort_host(sorter.handle, None, code, _pointer(k), _pointer(indices),
+                                                            indices.dtype.itemsize, k.size, ctypes.byref(opts)))
     return indices
-
-
-def _order_keys(k, float_order):
-    """The keys whose clradix order is the wanted one: k, or numpy's float order of it."""
-    return _keys.numpy_order_keys(k) if _keys.needs_numpy_order(k, float_order) else k
-
-
-def _widened(k):
-    """The keys k as values a pair sort can carry: k itself, or 2-byte keys (halves) widened
-    to 4 bytes, since values have 4, 8 or 16 bytes."""
-    return k.view(np.uint16).astype(np.uint32) if k.dtype.itemsize == 2 else k
-
-
-def _narrowed(carried, k):
-    """The keys back from what _widened(k) made of them."""
-    return carried.astype(np.uint16).view(k.dtype) if carried is not k else k
 
 
 def _rows(k):
@@ -64,34 +46,27 @@ def _rows(k):
     return rows, np.arange(rows + 1, dtype=np.uintp) * np.uintp(length)
 
 
-def sort_rows_in_place(sorter, k, v, opts):
-    """Sorts each row of the contiguous N-D keys k along its last axis, with the values v
-    (k's shape, contiguous) or none: one segmented sort of the rows."""
+def sort_rows_in_place(sorter, k, code, opts):
+    """Sorts each row of the contiguous N-D keys k along its last axis: one segmented sort
+    of the rows."""
     rows, offsets = _rows(k)
-    if not rows:
-        return
-    if v is None:
+    if rows:
         _library.check(_library.lib().clradix_sort_segments_keys_host(
-            sorter.handle, None, _keys.key_type(k.dtype), _pointer(k), k.size, _pointer(offsets), rows,
-            ctypes.byref(opts)))
-    else:
-        _library.check(_library.lib().clradix_sort_segments_pairs_host(
-            sorter.handle, None, _keys.key_type(k.dtype), _pointer(k), _pointer(v), v.dtype.itemsize, k.size,
-            _pointer(offsets), rows, ctypes.byref(opts)))
+            sorter.handle, None, code, _pointer(k), k.size, _pointer(offsets), rows, ctypes.byref(opts)))
 
 
-def argsort_last_axis(sorter, k, opts, index_dtype):
+def argsort_last_axis(sorter, k, code, opts, index_dtype):
     """The stable permutation of each row of the contiguous N-D keys k along its last axis,
     as positions in the row: one segmented argsort of the rows, whose indices are positions
     in the whole array."""
     rows, offsets = _rows(k)
     if k.ndim == 1 or rows <= 1:
-        return argsort_flat(sorter, k.reshape(-1), opts, index_dtype).reshape(k.shape)
+        return argsort_flat(sorter, k.reshape(-1), code, opts, index_dtype).reshape(k.shape)
     wide = np.dtype(np.uint32 if k.size <= _library.MAX_N else np.uint64)
     indices = np.empty(k.shape, dtype=wide)
     _library.check(_library.lib().clradix_argsort_segments_host(
-        sorter.handle, None, _keys.key_type(k.dtype), _pointer(k), _pointer(indices), wide.itemsize, k.size,
-        _pointer(offsets), rows, ctypes.byref(opts)))
+        sorter.handle, None, code, _pointer(k), _pointer(indices), wide.itemsize, k.size, _pointer(offsets), rows,
+        ctypes.byref(opts)))
     indices -= offsets[:-1].astype(wide).reshape(k.shape[:-1] + (1,))
     return indices.astype(index_dtype, copy=False)
 
@@ -116,24 +91,14 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
         if not out.flags.writeable:
             raise ValueError("out is read-only")
     work = _moved(a, axis)
-    if work.ndim == 1:
-        k = np.array(work, dtype=native, order="C")  # the copy that is sorted
-        order = _order_keys(k, float_order)
-        if order is k:
-            sort_keys_in_place(sorter, k, opts)
-        else:  # numpy's float order: the keys as values of their canonical forms
-            carried = _widened(k)
-            sort_pairs_in_place(sorter, order, carried, opts)
-            k = _narrowed(carried, k)
-        result = k
+    k = _keys.library_keys(np.array(work, dtype=native, order="C"), in_place=True)  # the copy that is sorted
+    code = _keys.key_type(native, float_order)
+    if k.ndim == 1:
+        sort_keys_in_place(sorter, k, code, opts)
     else:  # each row a segment of one segmented sort, in a copy with the axis last
-        k = np.array(work, dtype=native, order="C")
-        order = _order_keys(k, float_order)
-        carried = None if order is k else _widened(k)
-        sort_rows_in_place(sorter, order, carried, opts)
-        if carried is not None:
-            k = _narrowed(carried, k)
-        result = np.moveaxis(k, -1, axis) if axis is not None else k
+        sort_rows_in_place(sorter, k, code, opts)
+    k = _keys.restore_keys(k, native)
+    result = np.moveaxis(k, -1, axis) if axis is not None and k.ndim > 1 else k
     if result.dtype != a.dtype:
         result = result.astype(a.dtype)  # back to the input's byte order
     if out is None:
@@ -150,8 +115,8 @@ def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_
     work = _moved(a, axis)
     if work.shape[-1] - 1 > np.iinfo(index_dtype).max:
         raise ValueError(f"{work.shape[-1]} keys along the axis need indices wider than {index_dtype}")
-    k = _native(work)
-    indices = argsort_last_axis(sorter, _order_keys(k, float_order), opts, index_dtype)
+    k = _keys.library_keys(_native(work), in_place=False)
+    indices = argsort_last_axis(sorter, k, _keys.key_type(native, float_order), opts, index_dtype)
     return indices if axis is None else np.moveaxis(indices, -1, axis)
 
 
@@ -160,12 +125,8 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
     native = _keys.native_key_dtype(keys.dtype)
     opts = _keys.options(native, descending, begin_bit, end_bit)
     _keys.check_pairs(keys, values)
-    k = np.array(keys, dtype=native, order="C")
-    order = _order_keys(k, float_order)
-    if order is k:
-        v = np.array(values, order="C")  # moved bit for bit: any dtype and byte order
-        sort_pairs_in_place(sorter, k, v, opts)
-    else:
-        perm = argsort_flat(sorter, order, opts, np.int64)
-        k, v = k[perm], values[perm]
+    k = _keys.library_keys(np.array(keys, dtype=native, order="C"), in_place=True)
+    v = np.array(values, order="C")  # moved bit for bit: any dtype and byte order
+    sort_pairs_in_place(sorter, k, _keys.key_type(native, float_order), v, opts)
+    k = _keys.restore_keys(k, native)
     return (k if k.dtype == keys.dtype else k.astype(keys.dtype)), v

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._library import Options
 
-# numpy dtype -> clradix_key_type
+# numpy dtype -> clradix_key_type (floats: in totalOrder; _NUMPY_ORDER has their numpy order)
 KEY_TYPES = {
     np.dtype(np.uint32): 0,
     np.dtype(np.int32): 1,
@@ -13,35 +13,65 @@ KEY_TYPES = {
     np.dtype(np.int64): 4,
     np.dtype(np.float64): 5,
     np.dtype(np.uint8): 6,
+    np.dtype(np.bool_): 6,  # False, True: the bytes 0 and 1
     np.dtype(np.int8): 7,
     np.dtype(np.uint16): 8,
     np.dtype(np.int16): 9,
     np.dtype(np.float16): 10,
 }
-SUPPORTED = "uint8, int8, uint16, int16, float16, uint32, int32, float32, uint64, int64, float64"
+_BFLOAT16 = 11  # CLRADIX_BF16, for ml_dtypes.bfloat16 (found by name: ml_dtypes is not needed)
+_NUMPY_ORDER = {2: 12, 5: 13, 10: 14, _BFLOAT16: 15}  # CLRADIX_F32_NUMPY, _F64_, _F16_, _BF16_NUMPY
+_INT64 = 4
+SUPPORTED = ("bool, uint8, int8, uint16, int16, float16, bfloat16 (ml_dtypes), uint32, int32, float32, uint64, "
+             "int64, float64, datetime64, timedelta64")
 FLOAT_ORDERS = ("numpy", "total")
-UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # the unsigned dtype of each key width
 
-# Per float width: the unsigned view, its sign bit, and the canonical NaN, above every
-# other bit pattern in totalOrder (a positive NaN with every payload bit set).
-_FLOAT_BITS = {
-    2: (np.uint16, np.uint16(0x8000), np.uint16(0x7FFF), np.uint16(0x7C00)),
-    4: (np.uint32, np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0x7F800000)),
-    8: (np.uint64, np.uint64(0x8000000000000000), np.uint64(0x7FFFFFFFFFFFFFFF), np.uint64(0x7FF0000000000000)),
-}
+
+def _is_time(dtype):
+    return dtype.kind in "mM"  # timedelta64, datetime64 (any unit): int64 counts, NaT the smallest
+
+
+def _is_bfloat16(dtype):
+    return dtype.name == "bfloat16" and dtype.itemsize == 2
 
 
 def native_key_dtype(dtype):
     """The native-byte-order dtype of a key array, or TypeError."""
     dtype = np.dtype(dtype)
     native = dtype.newbyteorder("=") if dtype.byteorder not in ("=", "|") else dtype
-    if native not in KEY_TYPES:
+    if native not in KEY_TYPES and not _is_time(native) and not _is_bfloat16(native):
         raise TypeError(f"clradix sorts keys of dtype {SUPPORTED}, not {dtype}")
     return native
 
 
-def key_type(dtype):
-    return KEY_TYPES[native_key_dtype(dtype)]
+def key_type(dtype, float_order="total"):
+    """The clradix_key_type of keys of dtype as library_keys gives them, floats in
+    float_order."""
+    dtype = native_key_dtype(dtype)
+    code = _INT64 if _is_time(dtype) else _BFLOAT16 if _is_bfloat16(dtype) else KEY_TYPES[dtype]
+    return _NUMPY_ORDER.get(code, code) if float_order == "numpy" else code
+
+
+def library_keys(k, in_place):
+    """The keys k (native) as the library sorts them: datetime64 and timedelta64 keys as
+    int64 counts minus one (NaT, the smallest int64, then wraps to the largest, and numpy
+    sorts NaT last; the other keys keep their order), in k's memory when in_place, else in
+    a new array; every other dtype k itself. numpy and pyopencl arrays alike."""
+    if not _is_time(k.dtype):
+        return k
+    counts = k.view(np.int64)
+    if not in_place:
+        return counts - 1
+    counts -= 1
+    return counts
+
+
+def restore_keys(counts, dtype):
+    """Keys of dtype back from library_keys(k, True), in place."""
+    if not _is_time(dtype):
+        return counts
+    counts += 1
+    return counts.view(dtype)
 
 
 def options(dtype, descending, begin_bit, end_bit):
@@ -81,42 +111,3 @@ def check_pairs(keys, values):
 def check_float_order(float_order):
     if float_order not in FLOAT_ORDERS:
         raise ValueError(f"float_order must be one of {FLOAT_ORDERS}, not {float_order!r}")
-
-
-def needs_numpy_order(a, float_order):
-    """Whether host keys a (native, contiguous) need numpy's float order applied: floats
-    holding a NaN or a negative zero (without them, totalOrder is numpy's order). The
-    minimum is NaN when any key is (one vectorised read); zeros are looked for only when
-    the keys reach zero."""
-    if float_order != "numpy" or a.dtype.kind != "f" or a.size == 0:
-        return False
-    if a.dtype.itemsize == 2:  # numpy computes in halves slowly: the bits, as integers
-        unsigned, sign, _, exponent = _FLOAT_BITS[2]
-        bits = a.view(unsigned)
-        return bool(((bits & ~sign) > exponent).any() or (bits == sign).any())
-    low = a.min()
-    if np.isnan(low):
-        return True
-    if low > 0 or a.max() < 0:
-        return False
-    zeros = a == 0
-    return bool(zeros.any() and np.signbit(a[zeros]).any())
-
-
-def numpy_order_keys(a):
-    """Keys whose totalOrder is numpy's order of the floats a: -0.0 as +0.0, every NaN as
-    one NaN above +inf (so equal NaNs keep their input order in a stable sort)."""
-    unsigned, sign, nan, exponent = _FLOAT_BITS[a.dtype.itemsize]
-    bits = a.view(unsigned)
-    canonical = np.where(bits == sign, unsigned(0), bits)
-    canonical = np.where((bits & ~sign) > exponent, nan, canonical)
-    return canonical.view(a.dtype)
-
-
-# The same transform in OpenCL C, on the bits, for pyopencl arrays (see _device.py).
-NUMPY_ORDER_KERNEL = {
-    2: "ushort x = in[i]; out[i] = (x & 0x7FFF) > 0x7C00 ? 0x7FFF : (x == 0x8000 ? 0 : x)",
-    4: "uint x = in[i]; out[i] = (x & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFFFFFFu : (x == 0x80000000u ? 0u : x)",
-    8: "ulong x = in[i]; out[i] = (x & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul ? 0x7FFFFFFFFFFFFFFFul"
-       " : (x == 0x8000000000000000ul ? 0ul : x)",
-}

@@ -14,11 +14,15 @@ import numpy as np
 
 import clradix
 
+DTYPES = ("uint32", "int32", "float32", "uint64", "int64", "float64", "uint8", "int8", "uint16", "int16", "float16",
+          "bool", "datetime64[ns]", "timedelta64[ns]")
+# pyopencl's RadixSort sorts unsigned keys: each dtype's C type and order-preserving image
+# (the dtypes it has them for).
 CTYPES = {"uint32": "uint", "int32": "int", "float32": "float", "uint64": "ulong", "int64": "long",
-          "float64": "double"}
-# pyopencl's RadixSort sorts unsigned keys: each dtype's order-preserving image.
+          "float64": "double", "uint8": "uchar", "int8": "char", "uint16": "ushort", "int16": "short"}
 RADIX_KEYS = {
-    "uint32": "ary[i]", "uint64": "ary[i]",
+    "uint32": "ary[i]", "uint64": "ary[i]", "uint8": "(uint)ary[i]", "uint16": "(uint)ary[i]",
+    "int8": "((uint)(uchar)ary[i] ^ 0x80u)", "int16": "((uint)(ushort)ary[i] ^ 0x8000u)",
     "int32": "((uint)ary[i] ^ 0x80000000u)", "int64": "((ulong)ary[i] ^ 0x8000000000000000ul)",
     "float32": "(as_uint(ary[i]) ^ ((as_uint(ary[i]) >> 31) ? 0xFFFFFFFFu : 0x80000000u))",
     "float64": "(as_ulong(ary[i]) ^ ((as_ulong(ary[i]) >> 63) ? 0xFFFFFFFFFFFFFFFFul : 0x8000000000000000ul))",
@@ -37,6 +41,12 @@ def make_keys(dtype, n, seed):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":  # uniform finite floats of both signs
         return (rng.standard_normal(n) * 1e3).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n, dtype=np.uint8).astype(dtype)
+    if dtype.kind in "mM":  # int64 counts, one in a thousand NaT
+        counts = rng.integers(-2**62, 2**62, n, dtype=np.int64)
+        counts[::1000] = np.iinfo(np.int64).min
+        return counts.view(dtype)
     return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
 
 
@@ -67,8 +77,8 @@ def main(argv=None):
     matrix = None if args.matrix == "none" else tuple(parse_size(s) for s in args.matrix.split("x"))
     dtypes = args.dtype.split(",")
     for dtype in dtypes:
-        if dtype not in CTYPES:
-            parser.error(f"unknown dtype {dtype}")
+        if dtype not in DTYPES:
+            parser.error(f"unknown dtype {dtype}: one of {', '.join(DTYPES)}")
 
     sorter = clradix.Sorter(args.device)
     queue = None
@@ -89,7 +99,7 @@ def main(argv=None):
     print(f"clradix {clradix.__version__} on {sorter.device_name}; median of {args.runs} runs; "
           f"speedup: how many times faster clradix is (host rows: clradix on numpy arrays; "
           f"device rows: clradix on pyopencl arrays)")
-    print(f"{'dtype':8} {'n':>10}  {'implementation':30} {'ms':>9} {'Mkeys/s':>9} {'speedup':>8}  verified")
+    print(f"{'dtype':15} {'n':>10}  {'implementation':30} {'ms':>9} {'Mkeys/s':>9} {'speedup':>8}  verified")
     failed = False
 
     def report(dtype, label, n, rows):
@@ -104,7 +114,7 @@ def main(argv=None):
         ours = {kind: seconds for name, kind, seconds, ok in measured if name.startswith("clradix")}
         for name, kind, seconds, ok in measured:
             speedup = "" if name.startswith("clradix") else f"{seconds / ours[kind]:.2f}x"
-            print(f"{dtype:8} {label:>10}  {name:30} {seconds * 1e3:9.2f} {n / seconds * 1e-6:9.1f} {speedup:>8}  "
+            print(f"{dtype:15} {label:>10}  {name:30} {seconds * 1e3:9.2f} {n / seconds * 1e-6:9.1f} {speedup:>8}  "
                   f"{'yes' if ok else 'NO'}")
         sys.stdout.flush()
 
@@ -145,17 +155,28 @@ def main(argv=None):
                     queue.finish()
                     return result
 
-                key_dtype = np.uint32 if np.dtype(dtype).itemsize == 4 else np.uint64
-                radix = RadixSort(context, f"{CTYPES[dtype]} *ary", key_expr=RADIX_KEYS[dtype], sort_arg_names=["ary"],
-                                  key_dtype=key_dtype)
+                rows.append(("clradix, pyopencl arrays", "device", clradix_device, lambda r: same(r.get())))
+                if np.dtype(dtype).kind == "f":  # what numpy's order costs: the same keys in totalOrder
+                    reference_total = clradix.sort(keys, float_order="total")
 
-                def pyopencl_radix():
-                    (result,), event = radix(d, key_bits=np.dtype(dtype).itemsize * 8, queue=queue)
-                    event.wait()
-                    return result
+                    def clradix_total():
+                        result = clradix.sort(d, sorter=device_sorter, float_order="total")
+                        queue.finish()
+                        return result
 
-                rows += [("clradix, pyopencl arrays", "device", clradix_device, lambda r: same(r.get())),
-                         ("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get()))]
+                    rows.append(("clradix, pyopencl, total order", "total", clradix_total,
+                                 lambda r: r.get().tobytes() == reference_total.tobytes()))
+                if dtype in CTYPES:
+                    key_dtype = np.uint32 if np.dtype(dtype).itemsize <= 4 else np.uint64
+                    radix = RadixSort(context, f"{CTYPES[dtype]} *ary", key_expr=RADIX_KEYS[dtype],
+                                      sort_arg_names=["ary"], key_dtype=key_dtype)
+
+                    def pyopencl_radix():
+                        (result,), event = radix(d, key_bits=np.dtype(dtype).itemsize * 8, queue=queue)
+                        event.wait()
+                        return result
+
+                    rows.append(("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get())))
             report(dtype, n, n, rows)
     sorter.close()
     return 1 if failed else 0

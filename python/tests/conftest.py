@@ -6,7 +6,7 @@ import pytest
 import clradix
 
 KEY_DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64, np.uint8, np.int8, np.uint16, np.int16,
-              np.float16]
+              np.float16, np.bool_, np.dtype("datetime64[ns]"), np.dtype("timedelta64[s]")]
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -19,9 +19,28 @@ def order_image(a):
     sign = unsigned(1 << (width - 1))
     if a.dtype.kind == "i":
         return bits ^ sign
+    if a.dtype.kind in "mM":  # as int64 counts minus one, so that NaT (the smallest) wraps to the top
+        return (bits - unsigned(1)) ^ sign
     if a.dtype.kind == "f":
         return np.where(bits & sign, ~bits, bits | sign)
     return bits.copy()
+
+
+FLOAT_LAYOUT = {2: (0x7C00, 0x03FF), 4: (0x7F800000, 0x007FFFFF), 8: (0x7FF0000000000000, 0x000FFFFFFFFFFFFF)}
+
+
+def numpy_order_image(a):
+    """The image clradix sorts floats by in numpy's order (what bit ranges select from): the
+    totalOrder image of each key read with -0.0 as +0.0 and every NaN as the NaN whose bits
+    are +inf's plus one."""
+    a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
+    unsigned = UNSIGNED[a.dtype.itemsize]
+    inf, mantissa = (unsigned(x) for x in FLOAT_LAYOUT[a.dtype.itemsize])
+    bits = a.view(unsigned)
+    magnitude = bits & (inf | mantissa)
+    read = np.where(magnitude == 0, unsigned(0), bits)
+    read = np.where(((magnitude & inf) == inf) & ((magnitude & mantissa) != 0), inf + unsigned(1), read)
+    return order_image(read.view(a.dtype))
 
 
 def stable_descending(ranks):
@@ -39,6 +58,10 @@ def make_keys(dtype, dist, n, seed):
     dtype = np.dtype(dtype)
     unsigned = UNSIGNED[dtype.itemsize]
     bits = rng.integers(0, np.iinfo(unsigned).max, n, dtype=unsigned, endpoint=True)
+    if dtype.kind == "b":
+        bits &= unsigned(1)  # a bool holds 0 or 1
+    elif dtype.kind in "mM":
+        bits[::17] = unsigned(1 << 63)  # NaT
     if dist == "equal":
         bits[:] = bits[0] if n else 0
     elif dist == "few":

@@ -11,13 +11,15 @@ import pytest
 import clradix
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, np.bool_, object, np.longdouble])
+@pytest.mark.parametrize("dtype", [np.complex64, np.str_, object, np.longdouble])
 def test_wrong_dtype(dtype):
     a = np.ones(10, dtype=dtype)
     for call in (clradix.sort, clradix.argsort):
-        with pytest.raises(TypeError, match="uint8, int8, uint16, int16, float16, uint32, int32, float32, uint64, "
-                                            "int64, float64"):
+        with pytest.raises(TypeError) as error:
             call(a)
+        for name in ("bool", "uint8", "int8", "uint16", "int16", "float16", "bfloat16", "uint32", "int32", "float32",
+                     "uint64", "int64", "float64", "datetime64", "timedelta64"):  # what to convert to
+            assert name in str(error.value)
     with pytest.raises(TypeError):
         clradix.sort_pairs(a, np.ones(10, dtype=np.uint32))
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import clradix
-from conftest import KEY_DTYPES, UNSIGNED, make_keys, numpy_rank, order_image, stable_descending
+from conftest import KEY_DTYPES, UNSIGNED, make_keys, numpy_order_image, numpy_rank, order_image, stable_descending
 
 # Around the CPU device's one-launch limit (2^16 keys) and small tiles.
 SIZES = [0, 1, 2, 33, 2048, 65536, 65537, 100003]
@@ -85,6 +85,34 @@ def test_bit_ranges(dtype, bits):
     got = clradix.argsort(a, begin_bit=begin, end_bit=end, float_order="total")
     assert np.array_equal(got, expected)
     assert same_bits(clradix.sort(a, begin_bit=begin, end_bit=end, float_order="total"), a[expected])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("bits", [(0, 16), (5, 13), (10, 16)])
+def test_bit_ranges_in_numpy_order(dtype, bits):
+    """Bit ranges of floats in numpy's order select from its documented image."""
+    a = float_edges(dtype, 20000, seed=bits[0])
+    a[1::2] = make_keys(dtype, "random", 10000, seed=bits[1])
+    begin, end = bits
+    for descending in (False, True):
+        masked = (numpy_order_image(a) >> begin) & ((1 << (end - begin)) - 1)
+        expected = np.argsort(masked, kind="stable") if not descending else stable_descending(masked)
+        assert np.array_equal(clradix.argsort(a, begin_bit=begin, end_bit=end, descending=descending), expected)
+        got = clradix.sort(a, begin_bit=begin, end_bit=end, descending=descending)
+        assert same_bits(got, a[expected])
+
+
+def test_nat_last():
+    """NaT sorts last (first when descending), as numpy puts it, for every unit."""
+    for unit in ("s", "ms", "ns", "D"):
+        for kind in ("datetime64", "timedelta64"):
+            a = np.array([5, "NaT", -3, 0, "NaT", 2**40], dtype=f"{kind}[{unit}]") if kind == "datetime64" else \
+                np.array([5, "NaT", -3, 0, "NaT", 2**40], dtype=f"{kind}[{unit}]")
+            assert same_bits(clradix.sort(a), np.sort(a, kind="stable"))
+            assert np.array_equal(clradix.argsort(a), np.argsort(a, kind="stable"))
+            assert np.array_equal(clradix.argsort(a, descending=True), [1, 4, 5, 0, 3, 2])
+            keys, values = clradix.sort_pairs(a, np.arange(6, dtype=np.uint32))
+            assert same_bits(keys, np.sort(a, kind="stable")) and list(values) == [2, 3, 0, 5, 1, 4]
 
 
 @pytest.mark.parametrize("value_dtype", [np.uint32, np.float32, np.int64, np.float64, np.complex128,
