@@ -92,7 +92,7 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
             raise ValueError("out is read-only")
     work = _moved(a, axis)
     k = _keys.library_keys(np.array(work, dtype=native, order="C"), in_place=True)  # the copy that is sorted
-    code = _keys.key_type(native, float_order)
+    code = _keys.key_type(native, _keys.host_float_order(k, float_order))
     if k.ndim == 1:
         sort_keys_in_place(sorter, k, code, opts)
     else:  # each row a segment of one segmented sort, in a copy with the axis last
@@ -116,7 +116,8 @@ def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_
     if work.shape[-1] - 1 > np.iinfo(index_dtype).max:
         raise ValueError(f"{work.shape[-1]} keys along the axis need indices wider than {index_dtype}")
     k = _keys.library_keys(_native(work), in_place=False)
-    indices = argsort_last_axis(sorter, k, _keys.key_type(native, float_order), opts, index_dtype)
+    indices = argsort_last_axis(sorter, k, _keys.key_type(native, _keys.host_float_order(k, float_order)), opts,
+                                index_dtype)
     return indices if axis is None else np.moveaxis(indices, -1, axis)
 
 
@@ -127,6 +128,6 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
     _keys.check_pairs(keys, values)
     k = _keys.library_keys(np.array(keys, dtype=native, order="C"), in_place=True)
     v = np.array(values, order="C")  # moved bit for bit: any dtype and byte order
-    sort_pairs_in_place(sorter, k, _keys.key_type(native, float_order), v, opts)
+    sort_pairs_in_place(sorter, k, _keys.key_type(native, _keys.host_float_order(k, float_order)), v, opts)
     k = _keys.restore_keys(k, native)
     return (k if k.dtype == keys.dtype else k.astype(keys.dtype)), v

@@ -52,6 +52,28 @@ def key_type(dtype, float_order="total"):
     return _NUMPY_ORDER.get(code, code) if float_order == "numpy" else code
 
 
+def host_float_order(a, float_order):
+    """The float order to sort the host keys a (native, contiguous) in: "total" where it is
+    float_order "numpy" but a holds no NaN and no -0.0 (totalOrder is then numpy's order and
+    the library's totalOrder programs are faster: on POCL its numpy-order ones take
+    1.6-2.3x their time), else float_order. One vectorised read: the minimum is NaN when
+    any key is; zeros are looked for only when the keys reach zero."""
+    if float_order != "numpy" or a.size == 0 or not (a.dtype.kind == "f" or _is_bfloat16(a.dtype)):
+        return float_order
+    if a.dtype.itemsize == 2:  # numpy computes in halves slowly: the bits, as integers
+        bits = a.view(np.uint16)
+        infinity = np.uint16(0x7F80 if _is_bfloat16(a.dtype) else 0x7C00)
+        special = ((bits & np.uint16(0x7FFF)) > infinity).any() or (bits == np.uint16(0x8000)).any()
+        return "numpy" if special else "total"
+    low = a.min()
+    if np.isnan(low):
+        return "numpy"
+    if low > 0 or a.max() < 0:
+        return "total"
+    zeros = a == 0
+    return "numpy" if zeros.any() and np.signbit(a[zeros]).any() else "total"
+
+
 def library_keys(k, in_place):
     """The keys k (native) as the library sorts them: datetime64 and timedelta64 keys as
     int64 counts minus one (NaT, the smallest int64, then wraps to the largest, and numpy
