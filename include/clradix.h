@@ -453,6 +453,59 @@ CLRADIX_API clradix_status clradix_argsort_host_multi(clradix_sorter *const *sor
                                                       clradix_key_type type, const void *keys, void *indices,
                                                       size_t index_size, size_t n, const clradix_options *options);
 
+/* ---------------------------------------------------------------------------------
+ * Top-k: the first k keys of the stable sort, without sorting everything (since 1.5)
+ *
+ * The first k keys of the stable sort of keys[0 .. n) in the options' order (ascending:
+ * the k smallest; descending: the k largest; equal keys by position; the bit range and
+ * key order as for the sorts), in that order, into out_keys (k keys of the key type) and,
+ * unless out_indices is NULL, their positions in keys into out_indices (k indices of
+ * index_size 4 or 8 bytes). keys is only read. Either output may be NULL, not both
+ * (CLRADIX_ERROR_INVALID_ARGUMENT); k > n: CLRADIX_ERROR_INVALID_ARGUMENT; k == 0 succeeds
+ * and writes nothing. Outputs smaller than k elements, or overlapping keys or each other:
+ * CLRADIX_ERROR_INVALID_BUFFER. The result is the prefix of the stable sort, the same bytes
+ * on every device.
+ *
+ * clradix_topk selects by radix select on the device: for each digit of the bit range,
+ * from the top, one read of the keys counts the digits of those that can still be the
+ * k-th, and the digit holding it is chosen on the device; the keys before it in the order
+ * and the first of those equal to it are then gathered in input order and sorted stably
+ * with their positions. The number of launches depends on the key width only, and nothing
+ * is read back or waited for: as the other device-buffer calls, it enqueues and returns,
+ * with an event for the whole. Temporaries: about k keys and k 4-byte positions.
+ *
+ * Rows (clradix_topk_rows): rows x row_length keys, row-major, the first k of each row's
+ * stable sort into out_keys / out_indices (rows x k, row-major), indices being positions
+ * within the row; k > row_length: CLRADIX_ERROR_INVALID_ARGUMENT. They are taken from a
+ * segmented argsort of the rows (one segment each): temporaries of n 4-byte positions.
+ * The _host forms take and fill host arrays and block; they need the keys and the
+ * temporaries to fit the device at once (else CLRADIX_ERROR_OUT_OF_RESOURCES).
+ * ------------------------------------------------------------------------------ */
+
+CLRADIX_API clradix_status clradix_topk(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                        cl_mem keys, size_t n, size_t k, cl_mem out_keys, cl_mem out_indices,
+                                        size_t index_size, const clradix_options *options,
+                                        cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                        cl_event *event);
+
+/* clradix_topk of host arrays (keys n, out_keys k keys, out_indices k indices), blocking. */
+CLRADIX_API clradix_status clradix_topk_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                             const void *keys, size_t n, size_t k, void *out_keys, void *out_indices,
+                                             size_t index_size, const clradix_options *options);
+
+/* Each of rows rows of row_length keys: its first k into rows x k outputs. */
+CLRADIX_API clradix_status clradix_topk_rows(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                             cl_mem keys, size_t rows, size_t row_length, size_t k, cl_mem out_keys,
+                                             cl_mem out_indices, size_t index_size, const clradix_options *options,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             cl_event *event);
+
+/* clradix_topk_rows of host arrays, blocking. */
+CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                  clradix_key_type type, const void *keys, size_t rows,
+                                                  size_t row_length, size_t k, void *out_keys, void *out_indices,
+                                                  size_t index_size, const clradix_options *options);
+
 #ifdef __cplusplus
 }
 #endif

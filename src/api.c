@@ -218,8 +218,8 @@ clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t by
  * ------------------------------------------------------------------------------ */
 
 /* Fills the type, bit range and direction of r from the call's arguments. */
-static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type type, size_t n,
-                                 const clradix_options *options, sort_request *r)
+clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type type, size_t n,
+                          const clradix_options *options, sort_request *r)
 {
     r->key_bytes = key_type_bytes(type);
     if (!r->key_bytes)
@@ -238,7 +238,7 @@ static clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type 
 
 /* The bytes of the keys and values of r (type, n and value size set): an n whose sizes
    overflow size_t is beyond what the host can address. */
-static clradix_status check_sizes(sort_request *r)
+clradix_status check_sizes(sort_request *r)
 {
     if (!size_mul(r->n, r->key_bytes, &r->keys_size) || !size_mul(r->n, r->value_size, &r->values_size))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
@@ -252,12 +252,12 @@ static clradix_status check_value_size(size_t value_size)
     return value_size == 4 || value_size == 8 || value_size == 16 ? CLRADIX_SUCCESS : CLRADIX_ERROR_UNSUPPORTED;
 }
 
-static clradix_status check_index_size(size_t index_size)
+clradix_status check_index_size(size_t index_size)
 {
     return index_size == 4 || index_size == 8 ? CLRADIX_SUCCESS : CLRADIX_ERROR_INVALID_ARGUMENT;
 }
 
-static clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue queue)
+clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue queue)
 {
     cl_context context = NULL;
     cl_device_id device = NULL;
@@ -268,7 +268,7 @@ static clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue
     return CLRADIX_SUCCESS;
 }
 
-static clradix_status check_wait_list(const clradix_sorter *sorter, cl_uint count, const cl_event *events)
+clradix_status check_wait_list(const clradix_sorter *sorter, cl_uint count, const cl_event *events)
 {
     if ((count > 0) != (events != NULL))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
@@ -283,14 +283,9 @@ static clradix_status check_wait_list(const clradix_sorter *sorter, cl_uint coun
 }
 
 /* Where a buffer's bytes lie: its root buffer and the offset in it. */
-typedef struct buffer_span {
-    cl_mem root;
-    size_t offset;
-} buffer_span;
-
 /* A buffer of the sorter's context, of at least bytes, that kernels may read (and write). */
-static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t bytes, int written,
-                                   buffer_span *span)
+clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t bytes, int written,
+                            buffer_span *span)
 {
     cl_context context = NULL;
     cl_mem_object_type type = 0;
@@ -316,7 +311,7 @@ static clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, 
 
 /* Whether two spans of bytes (each within its root buffer, so the sums do not overflow)
    share a byte. */
-static int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b_bytes)
+int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b_bytes)
 {
     return a->root == b->root && a_bytes > 0 && b_bytes > 0 && a->offset < b->offset + b_bytes
         && b->offset < a->offset + a_bytes;

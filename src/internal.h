@@ -72,7 +72,7 @@ static inline int size_mul(size_t a, size_t b, size_t *product)
 
 /* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
    value size class. */
-enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_KINDS };
+enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_TOPK, PROGRAM_KINDS };
 /* Keys of 4, 8, 2 and 1 bytes, then floats of 4, 8 and 2 bytes in numpy's order; values of
    0, 4, 8 and 16 bytes. */
 enum { KEY_CLASSES = 7, VALUE_CLASSES = 4 };
@@ -115,6 +115,9 @@ typedef struct radix_program {
        for values of 4 and 8 bytes. */
     cl_kernel seg_start, seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
     cl_kernel seg_tiny, seg_local, seg_medium, seg_copy;
+    /* PROGRAM_TOPK (cl/topk.cl) */
+    cl_kernel topk_start, topk_count, topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_write;
+    cl_kernel topk_rows_write;
 } radix_program;
 
 /* A compiler log, kept until the sorter is released (clradix_build_log hands it out). */
@@ -231,6 +234,25 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
 /* The bytes of the temporaries dispatch_sort allocates for request (building the program
    it needs, whose failure it returns). */
 clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_request *request, cl_ulong *bytes);
+
+/* api.c: the argument checks every call shares (see their uses there). check_keys fills
+   r's type, bit range and direction; check_sizes its bytes (n and value size set). */
+clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type type, size_t n,
+                          const clradix_options *options, sort_request *r);
+clradix_status check_sizes(sort_request *r);
+clradix_status check_index_size(size_t index_size);
+clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue queue);
+clradix_status check_wait_list(const clradix_sorter *sorter, cl_uint count, const cl_event *events);
+/* A buffer's root buffer and offset in it (sub-buffers), to tell overlaps. */
+typedef struct buffer_span {
+    cl_mem root;
+    size_t offset;
+} buffer_span;
+/* A buffer of the sorter's context, of at least bytes, that kernels may read (and write). */
+clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t bytes, int written,
+                            buffer_span *span);
+/* Whether two spans of so many bytes share a byte. */
+int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b_bytes);
 
 /* api.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
    result into keys_out (unless NULL) and values_out. */

@@ -16,6 +16,7 @@ enum { MAX_SOURCES = 8 };
 static const char *const source_files[PROGRAM_KINDS][MAX_SOURCES] = {
     [PROGRAM_LSD] = { "common.cl", "histogram.cl", "plan.cl", "scan.cl", "scatter.cl", "small.cl", "iota.cl" },
     [PROGRAM_SEGMENTS] = { "common.cl", "scan.cl", "segments.cl" },
+    [PROGRAM_TOPK] = { "common.cl", "topk.cl" },
 };
 
 static int source_count(enum program_kind kind)
@@ -38,8 +39,9 @@ typedef struct kernel_entry {
 
 #define LSD (1u << PROGRAM_LSD)
 #define SEGMENTS (1u << PROGRAM_SEGMENTS)
+#define TOPK (1u << PROGRAM_TOPK)
 
-enum { KERNEL_COUNT = 21 };
+enum { KERNEL_COUNT = 29 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -66,6 +68,14 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->seg_local, "seg_local", SEGMENTS, 0, small },
         { &p->seg_medium, "seg_medium", SEGMENTS, 0, 1 },
         { &p->seg_copy, "seg_copy", SEGMENTS, 1, 1 },
+        { &p->topk_start, "topk_start", TOPK, 1, 1 },
+        { &p->topk_count, "topk_count", TOPK, 0, 1 },
+        { &p->topk_pick, "topk_pick", TOPK, 1, 1 },
+        { &p->topk_chunk_counts, "topk_chunk_counts", TOPK, 0, 1 },
+        { &p->topk_chunk_scan, "topk_chunk_scan", TOPK, 1, 1 },
+        { &p->topk_gather, "topk_gather", TOPK, 0, 1 },
+        { &p->topk_write, "topk_write", TOPK, 1, 1 },
+        { &p->topk_rows_write, "topk_rows_write", TOPK, 1, 1 },
     };
     memcpy(table, entries, sizeof entries);
 }

@@ -33,6 +33,8 @@ typedef struct step {
     sort_call call;
     clradix_options options;
     const size_t *segments;   /* not NULL: a segmented sort of these lengths (MIX of them) */
+    size_t topk_rows, topk_k; /* topk_k > 0: a top-k instead, of n keys in topk_rows rows (0: 1), indices of
+                                 call.value_size bytes */
 } step;
 
 enum { MAX_STEPS = 10 };
@@ -202,6 +204,17 @@ static const check_case cases[] = {
       { { CLRADIX_F32_NUMPY, DIST_RANDOM, 2000, PAIRS(DEVICE, 4), { 0, 0, 1 } },
         { CLRADIX_BF16_NUMPY, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
       ENGINE_GPU },
+
+    /* Top-k: the radix select's kernels (several groups, ties at the threshold, a bit
+       range, descending) and rows through the engine's argsort, on the own shape and a
+       GPU-like one. */
+    { "own top-k", OWN, "",
+      { { CLRADIX_U32, DIST_SIXTEEN, 3000, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 700 },
+        { CLRADIX_F64, DIST_RANDOM, 2000, ARGSORT(DEVICE, 8), { 5, 60, 1 }, NULL, 0, 33 },
+        { CLRADIX_I16, DIST_RANDOM, 1200, ARGSORT(HOST, 4), { 0 }, NULL, 40, 7 } } },
+    { "gpu-like top-k", GPU_LIKE, "",
+      { { CLRADIX_F32_NUMPY, DIST_RANDOM, 2500, ARGSORT(DEVICE, 8), { 0, 0, 1 }, NULL, 0, 100 },
+        { CLRADIX_U8, DIST_RANDOM, 1500, ARGSORT(DEVICE, 4), { 0 }, NULL, 30, 3 } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
@@ -222,7 +235,11 @@ static int run_case(size_t i, cl_context context, cl_device_id device)
     for (int s = 0; s < MAX_STEPS && c->steps[s].n; ++s) {
         const step *p = &c->steps[s];
         char msg[256], call[64];
-        const int wrong = p->segments
+        const size_t rows = p->topk_rows ? p->topk_rows : 1;
+        const int wrong = p->topk_k
+            ? topk_case(&t, p->type, p->d, rows, p->n / rows, p->topk_k, p->call.api == API_HOST, p->call.value_size, 0,
+                        &p->options, 100 * i + s, msg, sizeof msg)
+            : p->segments
             ? segments_case(&t, &p->call, p->type, p->d, p->segments, MIX, 3, 2, &p->options, 100 * i + s, NULL, msg,
                             sizeof msg)
             : sort_case(&t, &p->call, p->type, p->d, p->n, &p->options, 100 * i + s, msg, sizeof msg);

@@ -185,6 +185,114 @@ START_TEST(test_sort_faults)
 }
 END_TEST
 
+/* Top-k: the keys are only read; each output must be untouched or right after a fault. */
+typedef struct topk_scenario {
+    const char *name;
+    int host;
+    size_t rows, length, k;
+} topk_scenario;
+static const topk_scenario topk_scenarios[] = {
+    { "topk select", 0, 1, 5000, 100 },
+    { "topk rows, host", 1, 40, 120, 9 },
+};
+enum { TOPK_SCENARIOS = sizeof topk_scenarios / sizeof topk_scenarios[0] };
+
+/* What a top-k left in an output: untouched (still `fill`), right, or broken. */
+static outcome judge_output(const unsigned char *out, size_t bytes, unsigned char fill, const unsigned char *right)
+{
+    size_t untouched = 0;
+    while (untouched < bytes && out[untouched] == fill)
+        ++untouched;
+    return untouched == bytes ? UNTOUCHED : !memcmp(out, right, bytes) ? SORTED : BROKEN;
+}
+
+/* Runs a top-k of U32 keys with the N-th counted call failing (0: none); the outcome of
+   each output in left[0] (keys) and left[1] (4-byte indices). */
+static clradix_status run_topk_faulty(const topk_scenario *t, unsigned long fail_at, outcome left[2],
+                                      unsigned long *calls)
+{
+    const size_t n = t->rows * t->length, outputs = t->rows * t->k;
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_SIXTEEN, n, 21);
+    uint32_t *out[2] = { malloc(outputs * 4), malloc(outputs * 4) }, *right[2] = { malloc(outputs * 4),
+                                                                                     malloc(outputs * 4) };
+    for (size_t row = 0; row < t->rows; ++row) {
+        size_t *perm = oracle_order(CLRADIX_U32, keys + row * t->length, t->length, NULL);
+        for (size_t j = 0; j < t->k; ++j) {
+            right[0][row * t->k + j] = keys[row * t->length + perm[j]];
+            right[1][row * t->k + j] = (uint32_t)perm[j];
+        }
+        free(perm);
+    }
+    memset(out[0], 0xAB, outputs * 4);
+    memset(out[1], 0xCD, outputs * 4);
+    clradix_status status;
+    unsigned long made;
+    if (t->host) {
+        clradix_testing_fail_at(fail_at);
+        status = clradix_topk_rows_host(dev.sorter, NULL, CLRADIX_U32, keys, t->rows, t->length, t->k, out[0], out[1],
+                                        4, NULL);
+        made = clradix_testing_calls();
+        clradix_testing_fail_at(0);
+    } else {
+        cl_int err;
+        cl_mem in = clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
+        cl_mem o0 = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, outputs * 4, out[0], &err);
+        cl_mem o1 = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, outputs * 4, out[1], &err);
+        clradix_testing_fail_at(fail_at);
+        status = clradix_topk_rows(dev.sorter, dev.queue, CLRADIX_U32, in, t->rows, t->length, t->k, o0, o1, 4, NULL,
+                                   0, NULL, NULL);
+        made = clradix_testing_calls();
+        clradix_testing_fail_at(0);
+        ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, o0, CL_TRUE, 0, outputs * 4, out[0], 0, NULL, NULL),
+                         CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, o1, CL_TRUE, 0, outputs * 4, out[1], 0, NULL, NULL),
+                         CL_SUCCESS);
+        clReleaseMemObject(in);
+        clReleaseMemObject(o0);
+        clReleaseMemObject(o1);
+    }
+    if (calls)
+        *calls = made;
+    clFinish(dev.queue);
+    left[0] = judge_output((const unsigned char *)out[0], outputs * 4, 0xAB, (const unsigned char *)right[0]);
+    left[1] = judge_output((const unsigned char *)out[1], outputs * 4, 0xCD, (const unsigned char *)right[1]);
+    free(keys);
+    for (int i = 0; i < 2; ++i) {
+        free(out[i]);
+        free(right[i]);
+    }
+    return status;
+}
+
+/* Every fallible call of a top-k fails in turn, each in a new sorter; the sorter then
+   still selects. */
+START_TEST(test_topk_faults)
+{
+    const topk_scenario *t = &topk_scenarios[_i];
+    outcome left[2];
+    unsigned long calls = 0;
+    open_dev(NULL);
+    ck_assert_int_eq(run_topk_faulty(t, 0, left, &calls), CLRADIX_SUCCESS);
+    ck_assert(left[0] == SORTED && left[1] == SORTED);
+    ck_assert_uint_gt(calls, 0);
+    close_dev();
+    unsigned errors = 0;
+    for (unsigned long f = 1; f <= calls; ++f) {
+        open_dev(NULL);
+        const clradix_status status = run_topk_faulty(t, f, left, NULL);
+        ck_assert_msg(left[0] != BROKEN && left[1] != BROKEN, "%s: fault %lu of %lu broke an output", t->name, f,
+                      calls);
+        ck_assert_msg(status != CLRADIX_SUCCESS || (left[0] == SORTED && left[1] == SORTED),
+                      "%s: fault %lu: success without the result", t->name, f);
+        errors += status != CLRADIX_SUCCESS;
+        ck_assert_int_eq(run_topk_faulty(t, 0, left, NULL), CLRADIX_SUCCESS);
+        ck_assert_msg(left[0] == SORTED && left[1] == SORTED, "%s: no result after fault %lu", t->name, f);
+        close_dev();
+    }
+    printf("faults: %s: %lu faults, %u errors reported\n", t->name, calls, errors);
+}
+END_TEST
+
 static void empty_folder(const char *dir)
 {
     char command[300];
@@ -307,6 +415,7 @@ int main(void)
     TCase *tc = tcase_create("faults");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_sort_faults, 0, SCENARIOS);
+    tcase_add_loop_test(tc, test_topk_faults, 0, TOPK_SCENARIOS);
     tcase_add_test(tc, test_create_faults);
     tcase_add_test(tc, test_small_limits);
     tcase_add_test(tc, test_memory_limits);

@@ -286,6 +286,94 @@ static int check_argsort(const void *in_keys, const void *out_keys, size_t key_s
     return 0;
 }
 
+enum { GUARD = 64 };  /* bytes past each top-k output that must stay as they were */
+
+int topk_case(test_device *t, clradix_key_type type, dist d, size_t rows, size_t length, size_t k, int host,
+              size_t index_size, int no_keys, const clradix_options *options, uint64_t seed, char *msg,
+              size_t msg_size)
+{
+    const unsigned kb = key_bytes_of(type);
+    const size_t n = rows * length, outputs = rows * k;
+    unsigned char *keys = make_keys(type, d, n, seed);
+    unsigned char *out_keys = malloc(outputs * kb + GUARD), *out_indices = malloc(outputs * 8 + GUARD);
+    memset(out_keys, 0xA5, outputs * kb + GUARD);
+    memset(out_indices, 0x5A, outputs * 8 + GUARD);
+    const int want_keys = !no_keys, want_indices = index_size != 0;
+    clradix_status status;
+    if (host) {
+        status = rows == 1 ? clradix_topk_host(t->sorter, t->host_queue, type, keys, n, k, want_keys ? out_keys : NULL,
+                                               want_indices ? out_indices : NULL, index_size, options)
+                           : clradix_topk_rows_host(t->sorter, t->host_queue, type, keys, rows, length, k,
+                                                    want_keys ? out_keys : NULL, want_indices ? out_indices : NULL,
+                                                    index_size, options);
+    } else {  /* through buffers, the outputs' guard bytes included; read back after the event */
+        cl_int err = CL_SUCCESS;
+        cl_mem in = clCreateBuffer(t->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n ? n * kb : 1, keys, &err);
+        cl_mem out_k = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, outputs * kb + GUARD,
+                                      out_keys, &err);
+        cl_mem out_i = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, outputs * 8 + GUARD,
+                                      out_indices, &err);
+        cl_event done = NULL;
+        status = CLRADIX_ERROR_OPENCL;
+        if (err == CL_SUCCESS)
+            status = rows == 1 ? clradix_topk(t->sorter, t->queue, type, in, n, k, want_keys ? out_k : NULL,
+                                              want_indices ? out_i : NULL, index_size, options, 0, NULL, &done)
+                               : clradix_topk_rows(t->sorter, t->queue, type, in, rows, length, k,
+                                                   want_keys ? out_k : NULL, want_indices ? out_i : NULL, index_size,
+                                                   options, 0, NULL, &done);
+        if (status == CLRADIX_SUCCESS
+            && (!done
+                || clEnqueueReadBuffer(t->queue, out_k, CL_TRUE, 0, outputs * kb + GUARD, out_keys, 1, &done, NULL)
+                || clEnqueueReadBuffer(t->queue, out_i, CL_TRUE, 0, outputs * 8 + GUARD, out_indices, 1, &done,
+                                       NULL)))
+            status = CLRADIX_ERROR_OPENCL;
+        if (done)
+            clReleaseEvent(done);
+        clFinish(t->queue);
+        cl_mem buffers[] = { in, out_k, out_i };
+        for (int b = 0; b < 3; ++b)
+            if (buffers[b])
+                release_buffer(buffers[b]);
+    }
+    int failed = status != CLRADIX_SUCCESS;
+    snprintf(msg, msg_size, "status %d", status);
+    for (size_t row = 0; row < rows && !failed; ++row) {
+        const unsigned char *row_keys = keys + row * length * kb;
+        size_t *perm = oracle_order(type, row_keys, length, options);
+        for (size_t j = 0; j < k && !failed; ++j) {
+            const size_t i = row * k + j;
+            const uint64_t want = get_key(row_keys, kb, perm[j]);
+            if (want_keys && get_key(out_keys, kb, i) != want) {
+                snprintf(msg, msg_size, "row %zu key %zu of %zu: 0x%llx, want 0x%llx", row, j, k,
+                         (unsigned long long)get_key(out_keys, kb, i), (unsigned long long)want);
+                failed = 1;
+            }
+            const uint64_t index = index_size == 4 ? get_key(out_indices, 4, i) : get_key(out_indices, 8, i);
+            if (want_indices && index != perm[j]) {
+                snprintf(msg, msg_size, "row %zu index %zu of %zu: %llu, want %zu", row, j, k,
+                         (unsigned long long)index, perm[j]);
+                failed = 1;
+            }
+        }
+        free(perm);
+    }
+    /* Past the outputs (and the unwanted ones entirely) nothing was written. */
+    for (size_t b = want_keys ? outputs * kb : 0; b < outputs * kb + GUARD && !failed; ++b)
+        if (out_keys[b] != 0xA5) {
+            snprintf(msg, msg_size, "key output byte %zu written", b);
+            failed = 1;
+        }
+    for (size_t b = want_indices ? outputs * index_size : 0; b < outputs * 8 + GUARD && !failed; ++b)
+        if (out_indices[b] != 0x5A) {
+            snprintf(msg, msg_size, "index output byte %zu written", b);
+            failed = 1;
+        }
+    free(keys);
+    free(out_keys);
+    free(out_indices);
+    return failed;
+}
+
 int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, size_t n,
               const clradix_options *options, uint64_t seed, char *msg, size_t msg_size)
 {

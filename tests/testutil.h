@@ -89,6 +89,14 @@ clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type 
 int sort_case(test_device *t, const sort_call *call, clradix_key_type type, dist d, size_t n,
               const clradix_options *options, uint64_t seed, char *msg, size_t msg_size);
 
+/* One top-k: keys of type in distribution d, rows x length (rows 1: clradix_topk, else
+   clradix_topk_rows), the first k of each row through the device call (host 0) or the host
+   one, the keys (unless no_keys) and indices of index_size (0: none), against the oracle,
+   and every byte past the outputs untouched. 0, or 1 with msg filled. */
+int topk_case(test_device *t, clradix_key_type type, dist d, size_t rows, size_t length, size_t k, int host,
+              size_t index_size, int no_keys, const clradix_options *options, uint64_t seed, char *msg,
+              size_t msg_size);
+
 /* Sorts keys of distribution d in segments of the given lengths, with gaps of gap_before
    and gap_after elements, through a segmented call (device calls wait for gate when it is
    not NULL, and must not have run before it opens), and checks every segment against the

@@ -21,7 +21,8 @@ from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
 __version__ = "1.5.0"
-__all__ = ["sort", "argsort", "sort_pairs", "Sorter", "Error", "LibraryNotFoundError", "devices", "library_path"]
+__all__ = ["sort", "argsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
+           "library_path"]
 
 
 def _host_sorter(sorter, device):
@@ -96,6 +97,20 @@ def sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None, flo
     if _device.is_device_array(values):
         raise TypeError("keys and values must both be pyopencl arrays, or both host arrays")
     return _host.sort_pairs(_host_sorter(sorter, device), keys, values, descending, begin_bit, end_bit, float_order)
+
+
+def topk(a, k, *, axis=-1, largest=True, device=None, sorter=None, queue=None):
+    """(values, indices): the k largest keys of a along axis (largest=False: the k
+    smallest), sorted (largest first when largest), equal keys by lower index first, and
+    their indices along that axis (np.intp). Floats in numpy's order: NaN is the largest.
+    a as in clradix.sort (numpy arrays of any shape, axis None flattens; 1-D pyopencl
+    arrays, results as pyopencl arrays). k > the length along axis: ValueError; k == 0:
+    empty results of the right shape and dtype. Without sorting everything: a radix select
+    on the device for a flat array; rows are each a segment of one segmented argsort."""
+    if _device.is_device_array(a):
+        _check_device_axis(axis)
+        return _device.topk(sorter, a, k, largest, queue)
+    return _host.topk(_host_sorter(sorter, device), a, k, axis, largest)
 
 
 def devices():

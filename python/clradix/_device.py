@@ -5,6 +5,7 @@ a pyopencl array comes: the package works without it."""
 
 import ctypes
 
+import numpy as np
 
 from . import _keys, _library, _sorter
 
@@ -92,6 +93,27 @@ def argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype,
     index_dtype = _keys.index_dtype(index_dtype)
     k = _keys.library_keys(_checked(a, queue), in_place=False)
     return _argsort_into(_sorter_for(sorter, queue), queue, k, _keys.key_type(native, float_order), opts, index_dtype)
+
+
+def topk(sorter, a, k, largest, queue):
+    """(keys, indices) of the first k of a's stable sort (largest: descending), as pyopencl
+    arrays of a's dtype and np.intp, enqueued after a's events."""
+    import pyopencl.array as cla
+
+    queue = _queue_of([a], queue)
+    native = _keys.native_key_dtype(a.dtype)
+    a = _checked(a, queue)
+    k = _keys.check_k(k, a.size)
+    keys = _keys.library_keys(a, in_place=False)
+    out_keys = cla.empty(queue, (k,), keys.dtype)
+    out_indices = cla.empty(queue, (k,), np.intp)
+    if k:
+        opts = _keys.options(native, largest, 0, None)
+        _enqueue(_library.lib().clradix_topk, queue,
+                 (_sorter_for(sorter, queue).handle, queue.int_ptr, _keys.key_type(native, "numpy"),
+                  keys.base_data.int_ptr, a.size, k, out_keys.base_data.int_ptr, out_indices.base_data.int_ptr,
+                  out_indices.dtype.itemsize, ctypes.byref(opts)), [keys], [out_keys, out_indices])
+    return _keys.restore_keys(out_keys, native), out_indices
 
 
 def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order, queue):

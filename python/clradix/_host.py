@@ -121,6 +121,31 @@ def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_
     return indices if axis is None else np.moveaxis(indices, -1, axis)
 
 
+def topk(sorter, a, k, axis, largest):
+    """(keys, indices) of the first k of each row's stable sort along axis (largest: in
+    descending order), as numpy arrays of a's dtype and np.intp."""
+    a = np.asarray(a)
+    native = _keys.native_key_dtype(a.dtype)
+    work = _moved(a, axis)
+    length = work.shape[-1]
+    k = _keys.check_k(k, length)
+    rows = work.size // length if length else 0
+    keys = _keys.library_keys(_native(work), in_place=False)
+    out_keys = np.empty(work.shape[:-1] + (k,), dtype=keys.dtype)
+    out_indices = np.empty(work.shape[:-1] + (k,), dtype=np.uint64)
+    if rows and k:
+        opts = _keys.options(native, largest, 0, None)
+        code = _keys.key_type(native, _keys.host_float_order(keys, "numpy"))
+        _library.check(_library.lib().clradix_topk_rows_host(
+            sorter.handle, None, code, _pointer(keys), rows, length, k, _pointer(out_keys), _pointer(out_indices), 8,
+            ctypes.byref(opts)))
+    values = _keys.restore_keys(out_keys, native).astype(a.dtype, copy=False)
+    indices = out_indices.astype(np.intp)
+    if axis is not None:
+        values, indices = np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+    return values, indices
+
+
 def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order):
     keys, values = np.asarray(keys), np.asarray(values)
     native = _keys.native_key_dtype(keys.dtype)

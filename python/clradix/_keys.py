@@ -130,6 +130,15 @@ def check_pairs(keys, values):
         raise TypeError(f"values must have 4, 8 or 16 bytes per element, not {values.dtype.itemsize} ({values.dtype})")
 
 
+def check_k(k, length):
+    """k as an int, or ValueError (TypeError for a non-integer)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an integer, not {type(k).__name__}")
+    if not 0 <= k <= length:
+        raise ValueError(f"k={k} is not within 0 .. {length} (the length along the axis)")
+    return int(k)
+
+
 def check_float_order(float_order):
     if float_order not in FLOAT_ORDERS:
         raise ValueError(f"float_order must be one of {FLOAT_ORDERS}, not {float_order!r}")

@@ -69,6 +69,8 @@ _PROTOTYPES = {
     "clradix_sort_segments_keys_host": (_INT, [_P, _P, _INT, _P, _SIZE, _P, _SIZE, _OPTIONS]),
     "clradix_sort_segments_pairs_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _P, _SIZE, _OPTIONS]),
     "clradix_argsort_segments_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _P, _SIZE, _OPTIONS]),
+    "clradix_topk": (_INT, [_P, _P, _INT, _P, _SIZE, _SIZE, _P, _P, _SIZE, _OPTIONS, _UINT, _P, ctypes.POINTER(_P)]),
+    "clradix_topk_rows_host": (_INT, [_P, _P, _INT, _P, _SIZE, _SIZE, _SIZE, _P, _P, _SIZE, _OPTIONS]),
 }
 
 _OPENCL_PROTOTYPES = {

@@ -1,0 +1,362 @@
+/*
+ * Top-k: the first k keys of the stable sort. A flat top-k (one row) is a radix select
+ * (cl/topk.cl): per digit of the bit range, from the top, a count of the digits of the keys
+ * that can still be the k-th and a pick of the digit that holds it; then the survivors
+ * gathered in input order and sorted stably with their positions by dispatch_sort, and
+ * written out. Rows are the first k of a segmented argsort of the rows. Nothing waits for
+ * the device: every command waits on the one before.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+/* A validated top-k: the keys as a request (type, range, direction, n; only read), the
+   rows and the outputs. */
+typedef struct topk_call {
+    sort_request r;
+    size_t rows, row_length, k;  /* a flat top-k is one row of n keys */
+    cl_mem out_keys, out_indices;
+    size_t index_size;           /* 0 when no indices are wanted */
+} topk_call;
+
+/* The checks every top-k call shares (no buffers): fills t. */
+static clradix_status check_topk(const clradix_sorter *sorter, clradix_key_type type, size_t rows, size_t row_length,
+                                 size_t k, int want_keys, int want_indices, size_t index_size,
+                                 const clradix_options *options, topk_call *t)
+{
+    size_t n;
+    if (!want_keys && !want_indices)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if ((want_indices && check_index_size(index_size) != CLRADIX_SUCCESS) || k > row_length
+        || !size_mul(rows, row_length, &n))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = check_keys(sorter, type, n, options, &t->r);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    t->r.argsort = 1;  /* the keys are only read */
+    status = check_sizes(&t->r);
+    t->rows = rows;
+    t->row_length = row_length;
+    t->k = k;
+    t->index_size = want_indices ? index_size : 0;
+    return status;
+}
+
+/* A buffer of bytes (at least one) that only the library's kernels use. */
+static cl_mem temporary(const clradix_sorter *sorter, size_t bytes, cl_int *err)
+{
+    if (*err != CL_SUCCESS)
+        return NULL;
+    return clCreateBuffer(sorter->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, err);
+}
+
+static void release_all(cl_mem *buffers, int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (buffers[i])
+            clReleaseMemObject(buffers[i]);  /* freed once the commands that use it are done */
+}
+
+/* The write of the sorted survivors (or of the rows' first k) into the caller's outputs;
+   unwanted outputs get a temporary that is never written. */
+static cl_int set_outputs(cl_kernel kernel, cl_uint first, const topk_call *t, const cl_mem *unused)
+{
+    const cl_uint want_keys = t->out_keys != NULL, index_words = (cl_uint)(t->index_size / 4);
+    const cl_mem out_keys = t->out_keys ? t->out_keys : *unused, out_indices = t->out_indices ? t->out_indices : *unused;
+    return set_args_at(kernel, first, 4, ARG(out_keys), ARG(want_keys), ARG(out_indices), ARG(index_words));
+}
+
+/* The radix select of one row of n keys (caller: nothing held). */
+static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue queue, const topk_call *t,
+                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    const sort_request *r = &t->r;
+    radix_program *p;
+    clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ r->key_bytes, r->numpy_order }, 0, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    const radix_params *q = &p->params;
+    const size_t groups = sorter->limits.compute_units * (size_t)(q->groups_per_cu ? q->groups_per_cu : 1);
+    const size_t chunks = groups * q->wg;
+    const cl_uint n = (cl_uint)r->n, k = (cl_uint)t->k, chunk = (cl_uint)((r->n + chunks - 1) / chunks);
+    const cl_uint chunk_count = (cl_uint)chunks, digits = (r->end_bit - r->begin_bit + 7) / 8;
+    const size_t bytes[] = { r->key_bytes, (1 + 256) * sizeof(cl_uint), chunks * sizeof(cl_uint),
+                             chunks * sizeof(cl_uint), t->k * r->key_bytes, t->k * sizeof(cl_uint) };
+    enum { PREFIX, STATE, BELOW, EQUAL, KEYS, POSITIONS, BUFFERS };
+    cl_ulong total = 0;
+    for (int i = 0; i < BUFFERS; ++i)
+        total += bytes[i];
+    if (bytes[KEYS] > sorter->limits.max_alloc || total > device_budget(sorter))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    cl_mem b[BUFFERS] = { NULL };
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < BUFFERS; ++i)
+        b[i] = temporary(sorter, bytes[i], &err);
+    key_args ka;
+    make_key_args(r, &ka);
+
+    /* Kernel arguments are shared state: one call sets and enqueues them at a time. */
+    chain c = { queue, num_wait, wait_list, NULL };
+    pthread_mutex_lock(&sorter->lock);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_start, 3, ARG(b[PREFIX]), ARG(b[STATE]), ARG(k));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_start, groups_for(256, q->scan_wg), q->scan_wg);
+    for (cl_uint digit = digits; digit-- > 0 && err == CL_SUCCESS;) {
+        err = set_args(p->topk_count, 10, ARG(r->keys), ARG(n), ARG(digit), ARG(ka.begin_bit), ARG(ka.end_bit),
+                       KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(&c, p->topk_count, groups, q->wg);
+        if (err == CL_SUCCESS)
+            err = set_args(p->topk_pick, 2, ARG(b[PREFIX]), ARG(b[STATE]));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(&c, p->topk_pick, 1, 1);
+    }
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_chunk_counts, 11, ARG(r->keys), ARG(n), ARG(chunk), ARG(ka.begin_bit),
+                       ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[BELOW]), ARG(b[EQUAL]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_chunk_counts, groups, q->wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_chunk_scan, 3, ARG(b[BELOW]), ARG(b[EQUAL]), ARG(chunk_count));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_chunk_scan, 1, 1);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_gather, 14, ARG(r->keys), ARG(n), ARG(chunk), ARG(ka.begin_bit), ARG(ka.end_bit),
+                       KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]),
+                       ARG(b[KEYS]), ARG(b[POSITIONS]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_gather, groups, q->wg);
+    pthread_mutex_unlock(&sorter->lock);
+    status = status_from_cl(err);
+
+    /* The k survivors, in input order, sorted stably with their positions. */
+    cl_event sorted = NULL;
+    if (status == CLRADIX_SUCCESS) {
+        sort_request s = *r;
+        s.keys = b[KEYS];
+        s.values = b[POSITIONS];
+        s.value_size = sizeof(cl_uint);
+        s.argsort = 0;
+        s.n = t->k;
+        s.keys_size = bytes[KEYS];
+        s.values_size = bytes[POSITIONS];
+        status = dispatch_sort(sorter, queue, &s, 1, &c.last, &sorted);
+    }
+    chain out = { queue, 1, &sorted, NULL };
+    if (status == CLRADIX_SUCCESS) {
+        pthread_mutex_lock(&sorter->lock);
+        err = set_args(p->topk_write, 3, ARG(b[KEYS]), ARG(b[POSITIONS]), ARG(k));
+        if (err == CL_SUCCESS)
+            err = set_outputs(p->topk_write, 3, t, &b[POSITIONS]);
+        if (err == CL_SUCCESS)
+            err = chain_kernel(&out, p->topk_write, groups_for(t->k, q->scan_wg), q->scan_wg);
+        pthread_mutex_unlock(&sorter->lock);
+        status = status_from_cl(err);
+    }
+    if (c.last)
+        clReleaseEvent(c.last);
+    if (sorted)
+        clReleaseEvent(sorted);
+    release_all(b, BUFFERS);
+    if (status == CLRADIX_SUCCESS && event)
+        *event = out.last;
+    else if (out.last)
+        clReleaseEvent(out.last);
+    return status;
+}
+
+/* Rows: a segmented argsort of the rows (positions in the whole array), then each row's
+   first k written out. */
+static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queue, const topk_call *t,
+                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    const sort_request *r = &t->r;
+    radix_program *p;
+    clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ r->key_bytes, r->numpy_order }, 0, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    const size_t order_bytes = r->n * sizeof(cl_uint), offsets_bytes = (t->rows + 1) * sizeof(cl_uint);
+    if (order_bytes > sorter->limits.max_alloc)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    cl_uint *offsets = malloc(offsets_bytes);
+    if (!offsets)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    for (size_t i = 0; i <= t->rows; ++i)
+        offsets[i] = (cl_uint)(i * t->row_length);
+    cl_int err = CL_SUCCESS;
+    cl_mem b[2];
+    b[0] = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, offsets_bytes, offsets, &err);
+    b[1] = temporary(sorter, order_bytes, &err);
+    free(offsets);
+    status = status_from_cl(err);
+
+    cl_event sorted = NULL;
+    if (status == CLRADIX_SUCCESS) {
+        sort_request s = *r;
+        s.values = b[1];
+        s.value_size = sizeof(cl_uint);
+        s.values_size = order_bytes;
+        s.segmented = 1;
+        s.offsets = b[0];
+        s.num_segments = t->rows;
+        status = dispatch_sort(sorter, queue, &s, num_wait, wait_list, &sorted);
+    }
+    chain out = { queue, 1, &sorted, NULL };
+    if (status == CLRADIX_SUCCESS) {
+        const cl_uint rows = (cl_uint)t->rows, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
+        const size_t wg = p->params.scan_wg;
+        pthread_mutex_lock(&sorter->lock);
+        err = set_args(p->topk_rows_write, 5, ARG(r->keys), ARG(b[1]), ARG(rows), ARG(row_length), ARG(k));
+        if (err == CL_SUCCESS)
+            err = set_outputs(p->topk_rows_write, 5, t, &b[1]);
+        if (err == CL_SUCCESS)
+            err = chain_kernel(&out, p->topk_rows_write, groups_for(t->rows, wg), wg);
+        pthread_mutex_unlock(&sorter->lock);
+        status = status_from_cl(err);
+    }
+    if (sorted)
+        clReleaseEvent(sorted);
+    release_all(b, 2);
+    if (status == CLRADIX_SUCCESS && event)
+        *event = out.last;
+    else if (out.last)
+        clReleaseEvent(out.last);
+    return status;
+}
+
+/* A checked call's commands: a marker when nothing is to be written. */
+static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queue, const topk_call *t,
+                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    if (t->rows == 0 || t->k == 0) {
+        chain c = { queue, num_wait, wait_list, NULL };
+        if (!event)
+            return CLRADIX_SUCCESS;
+        const clradix_status status = status_from_cl(chain_marker(&c));
+        if (status == CLRADIX_SUCCESS)
+            *event = c.last;
+        return status;
+    }
+    return t->rows == 1 ? enqueue_select(sorter, queue, t, num_wait, wait_list, event)
+                        : enqueue_rows(sorter, queue, t, num_wait, wait_list, event);
+}
+
+static clradix_status topk_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                  size_t rows, size_t row_length, size_t k, cl_mem out_keys, cl_mem out_indices,
+                                  size_t index_size, const clradix_options *options, cl_uint num_wait,
+                                  const cl_event *wait_list, cl_event *event)
+{
+    if (!sorter || !queue || !keys)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    topk_call t = { 0 };
+    clradix_status status = check_topk(sorter, type, rows, row_length, k, out_keys != NULL, out_indices != NULL,
+                                       index_size, options, &t);
+    if (status == CLRADIX_SUCCESS && t.r.n > CLRADIX_MAX_N)
+        status = CLRADIX_ERROR_INVALID_ARGUMENT;  /* offsets in the kernels are 32-bit */
+    if (status == CLRADIX_SUCCESS)
+        status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS)
+        status = check_wait_list(sorter, num_wait, wait_list);
+    const size_t outputs = rows * k, key_out = outputs * t.r.key_bytes, index_out = outputs * t.index_size;
+    buffer_span key_span = { 0 }, keys_out_span = { 0 }, indices_out_span = { 0 };
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, keys, t.r.keys_size, 0, &key_span);
+    if (status == CLRADIX_SUCCESS && out_keys)
+        status = check_buffer(sorter, out_keys, key_out, 1, &keys_out_span);
+    if (status == CLRADIX_SUCCESS && out_indices)
+        status = check_buffer(sorter, out_indices, index_out, 1, &indices_out_span);
+    if (status == CLRADIX_SUCCESS
+        && (overlap(&key_span, t.r.keys_size, &keys_out_span, out_keys ? key_out : 0)
+            || overlap(&key_span, t.r.keys_size, &indices_out_span, out_indices ? index_out : 0)
+            || (out_keys && out_indices && overlap(&keys_out_span, key_out, &indices_out_span, index_out))))
+        status = CLRADIX_ERROR_INVALID_BUFFER;
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    t.r.keys = keys;
+    t.out_keys = out_keys;
+    t.out_indices = out_indices;
+    return enqueue_topk(sorter, queue, &t, num_wait, wait_list, event);
+}
+
+/* The host form: the keys and outputs through buffers of the sorter's own, blocking. */
+static clradix_status topk_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, const void *keys,
+                                size_t rows, size_t row_length, size_t k, void *out_keys, void *out_indices,
+                                size_t index_size, const clradix_options *options)
+{
+    if (!sorter || !keys)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    topk_call t = { 0 };
+    clradix_status status = check_topk(sorter, type, rows, row_length, k, out_keys != NULL, out_indices != NULL,
+                                       index_size, options, &t);
+    if (status == CLRADIX_SUCCESS && queue)
+        status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS && !sorter->limits.host_byte_order)
+        status = CLRADIX_ERROR_UNSUPPORTED;  /* the device would read the host's integers wrong */
+    const size_t outputs = rows * k, key_out = outputs * t.r.key_bytes, index_out = outputs * t.index_size;
+    if (status != CLRADIX_SUCCESS || outputs == 0)
+        return status;
+    if (t.r.n > CLRADIX_MAX_N || t.r.keys_size > sorter->limits.max_alloc
+        || (cl_ulong)t.r.keys_size + key_out + index_out > device_budget(sorter))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+
+    const cl_command_queue callers_queue = queue;
+    status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    cl_int err = CL_SUCCESS;
+    t.r.keys = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.r.keys_size, (void *)keys,
+                              &err);
+    t.out_keys = out_keys ? temporary(sorter, key_out, &err) : NULL;
+    t.out_indices = out_indices ? temporary(sorter, index_out, &err) : NULL;
+    status = status_from_cl(err);
+    cl_event done = NULL;
+    if (status == CLRADIX_SUCCESS)
+        status = enqueue_topk(sorter, queue, &t, 0, NULL, &done);
+    if (status == CLRADIX_SUCCESS && out_keys)
+        status = status_from_cl(clEnqueueReadBuffer(queue, t.out_keys, CL_TRUE, 0, key_out, out_keys, 1, &done, NULL));
+    if (status == CLRADIX_SUCCESS && out_indices)
+        status = status_from_cl(
+            clEnqueueReadBuffer(queue, t.out_indices, CL_TRUE, 0, index_out, out_indices, 1, &done, NULL));
+    if (status != CLRADIX_SUCCESS)
+        clFinish(queue);  /* nothing of this call runs once it has returned */
+    if (done)
+        clReleaseEvent(done);
+    cl_mem buffers[] = { t.r.keys, t.out_keys, t.out_indices };
+    release_all(buffers, 3);
+    if (!callers_queue)
+        host_queue_return(sorter, queue);
+    return status;
+}
+
+clradix_status clradix_topk(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                            size_t n, size_t k, cl_mem out_keys, cl_mem out_indices, size_t index_size,
+                            const clradix_options *options, cl_uint num_events_in_wait_list,
+                            const cl_event *event_wait_list, cl_event *event)
+{
+    return topk_device(sorter, queue, type, keys, 1, n, k, out_keys, out_indices, index_size, options,
+                       num_events_in_wait_list, event_wait_list, event);
+}
+
+clradix_status clradix_topk_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                 const void *keys, size_t n, size_t k, void *out_keys, void *out_indices,
+                                 size_t index_size, const clradix_options *options)
+{
+    return topk_host(sorter, queue, type, keys, 1, n, k, out_keys, out_indices, index_size, options);
+}
+
+clradix_status clradix_topk_rows(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                 size_t rows, size_t row_length, size_t k, cl_mem out_keys, cl_mem out_indices,
+                                 size_t index_size, const clradix_options *options, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event)
+{
+    return topk_device(sorter, queue, type, keys, rows, row_length, k, out_keys, out_indices, index_size, options,
+                       num_events_in_wait_list, event_wait_list, event);
+}
+
+clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,
+                                      const void *keys, size_t rows, size_t row_length, size_t k, void *out_keys,
+                                      void *out_indices, size_t index_size, const clradix_options *options)
+{
+    return topk_host(sorter, queue, type, keys, rows, row_length, k, out_keys, out_indices, index_size, options);
+}
