@@ -304,9 +304,10 @@ static clradix_status topk_host(clradix_sorter *sorter, cl_command_queue queue, 
     status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
     if (status != CLRADIX_SUCCESS)
         return status;
+    /* The keys are only read: on a device that works in the host's memory, in place. */
     cl_int err = CL_SUCCESS;
-    t.r.keys = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.r.keys_size, (void *)keys,
-                              &err);
+    const cl_mem_flags key_flags = sorter->limits.host_unified ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR;
+    t.r.keys = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | key_flags, t.r.keys_size, (void *)keys, &err);
     t.out_keys = out_keys ? temporary(sorter, key_out, &err) : NULL;
     t.out_indices = out_indices ? temporary(sorter, index_out, &err) : NULL;
     status = status_from_cl(err);

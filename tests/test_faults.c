@@ -191,9 +191,11 @@ typedef struct topk_scenario {
     int host;
     size_t rows, length, k;
 } topk_scenario;
+/* The select's own calls on the device and through the host form (rows go through the
+   segmented argsort, whose calls the sort scenarios fail already). */
 static const topk_scenario topk_scenarios[] = {
-    { "topk select", 0, 1, 5000, 100 },
-    { "topk rows, host", 1, 40, 120, 9 },
+    { "topk select", 0, 1, 3000, 60 },
+    { "topk select, host", 1, 1, 2000, 30 },
 };
 enum { TOPK_SCENARIOS = sizeof topk_scenarios / sizeof topk_scenarios[0] };
 

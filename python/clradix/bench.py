@@ -69,6 +69,9 @@ def main(argv=None):
     parser.add_argument("--device", default=None, help="index or name part, as CLRADIX_DEVICE (default device)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-pyopencl", action="store_true", help="only the host rows")
+    parser.add_argument("--topk", type=int, default=0,
+                        help="also the k smallest keys, sorted: clradix.topk next to numpy.argpartition and a sort "
+                             "of the k (0: no top-k rows)")
     parser.add_argument("--matrix", default="4096x4096",
                         help="ROWSxCOLUMNS of the matrix sorted along its rows and argsorted along its columns "
                              "(2^k allowed; none: no matrix rows)")
@@ -178,6 +181,29 @@ def main(argv=None):
 
                     rows.append(("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get())))
             report(dtype, n, n, rows)
+            if 0 < args.topk <= n:
+                k = args.topk
+                smallest = reference[:k]
+
+                def numpy_topk():
+                    part = np.argpartition(keys, k - 1)[:k]
+                    return keys[part[np.argsort(keys[part], kind="stable")]]
+
+                def same_k(result):
+                    return result.tobytes() == smallest.tobytes()
+
+                rows = [("clradix.topk, numpy arrays", "host", lambda: clradix.topk(keys, k, largest=False,
+                                                                                   sorter=sorter)[0], same_k),
+                        ("numpy argpartition + sort", "host", numpy_topk, same_k)]
+                if queue is not None:
+                    def clradix_device_topk():
+                        values, _ = clradix.topk(d, k, largest=False, sorter=device_sorter)
+                        queue.finish()
+                        return values
+
+                    rows.append(("clradix.topk, pyopencl arrays", "device", clradix_device_topk,
+                                 lambda r: same_k(r.get())))
+                report(dtype, f"top {k}", n, rows)
     sorter.close()
     return 1 if failed else 0
 
