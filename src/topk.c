@@ -66,15 +66,21 @@ static cl_int set_outputs(cl_kernel kernel, cl_uint first, const topk_call *t, c
     return set_args_at(kernel, first, 4, ARG(out_keys), ARG(want_keys), ARG(out_indices), ARG(index_words));
 }
 
-/* The radix select of one row of n keys (caller: nothing held). */
-static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue queue, const topk_call *t,
-                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+/* The call's last event to the caller on success (else released); returns status. */
+static clradix_status hand_over(clradix_status status, cl_event last, cl_event *event)
+{
+    if (status == CLRADIX_SUCCESS && event)
+        *event = last;
+    else if (last)
+        clReleaseEvent(last);
+    return status;
+}
+
+/* The radix select of one row of n keys with p (caller: nothing held). */
+static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+                                     const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     const sort_request *r = &t->r;
-    radix_program *p;
-    clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ r->key_bytes, r->numpy_order }, 0, &p);
-    if (status != CLRADIX_SUCCESS)
-        return status;
     const radix_params *q = &p->params;
     const size_t groups = sorter->limits.compute_units * (size_t)(q->groups_per_cu ? q->groups_per_cu : 1);
     const size_t chunks = groups * q->wg;
@@ -128,7 +134,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_gather, groups, q->wg);
     pthread_mutex_unlock(&sorter->lock);
-    status = status_from_cl(err);
+    clradix_status status = status_from_cl(err);
 
     /* The k survivors, in input order, sorted stably with their positions. */
     cl_event sorted = NULL;
@@ -159,23 +165,15 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     if (sorted)
         clReleaseEvent(sorted);
     release_all(b, BUFFERS);
-    if (status == CLRADIX_SUCCESS && event)
-        *event = out.last;
-    else if (out.last)
-        clReleaseEvent(out.last);
-    return status;
+    return hand_over(status, out.last, event);
 }
 
 /* Rows: a segmented argsort of the rows (positions in the whole array), then each row's
    first k written out. */
-static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queue, const topk_call *t,
-                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+                                   const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     const sort_request *r = &t->r;
-    radix_program *p;
-    clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ r->key_bytes, r->numpy_order }, 0, &p);
-    if (status != CLRADIX_SUCCESS)
-        return status;
     const size_t order_bytes = r->n * sizeof(cl_uint), offsets_bytes = (t->rows + 1) * sizeof(cl_uint);
     if (order_bytes > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
@@ -189,7 +187,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     b[0] = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, offsets_bytes, offsets, &err);
     b[1] = temporary(sorter, order_bytes, &err);
     free(offsets);
-    status = status_from_cl(err);
+    clradix_status status = status_from_cl(err);
 
     cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS) {
@@ -218,11 +216,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     if (sorted)
         clReleaseEvent(sorted);
     release_all(b, 2);
-    if (status == CLRADIX_SUCCESS && event)
-        *event = out.last;
-    else if (out.last)
-        clReleaseEvent(out.last);
-    return status;
+    return hand_over(status, out.last, event);
 }
 
 /* A checked call's commands: a marker when nothing is to be written. */
@@ -230,16 +224,19 @@ static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queu
                                    cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     if (t->rows == 0 || t->k == 0) {
-        chain c = { queue, num_wait, wait_list, NULL };
         if (!event)
             return CLRADIX_SUCCESS;
+        chain c = { queue, num_wait, wait_list, NULL };
         const clradix_status status = status_from_cl(chain_marker(&c));
-        if (status == CLRADIX_SUCCESS)
-            *event = c.last;
-        return status;
+        return hand_over(status, c.last, event);
     }
-    return t->rows == 1 ? enqueue_select(sorter, queue, t, num_wait, wait_list, event)
-                        : enqueue_rows(sorter, queue, t, num_wait, wait_list, event);
+    radix_program *p;
+    const clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ t->r.key_bytes, t->r.numpy_order },
+                                              0, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    return t->rows == 1 ? enqueue_select(sorter, queue, p, t, num_wait, wait_list, event)
+                        : enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event);
 }
 
 static clradix_status topk_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
