@@ -18,7 +18,7 @@ rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
 # shellcheck disable=SC2086  # the pins are words
 if "$python" -m venv --system-site-packages "$dir" \
-    && "$dir/bin/python" -m pip install -q --disable-pip-version-check --timeout 30 $pins >&2; then
+    && "$dir/bin/python" -m pip install -q --disable-pip-version-check --timeout 20 --retries 1 $pins >&2; then
     echo "$pins" > "$dir/clradix-pins"
     echo "python-extras: $pins in $dir" >&2
 else
