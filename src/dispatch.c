@@ -120,7 +120,8 @@ static cl_int enqueue_small(chain *c, const radix_program *p, const sort_request
     const cl_uint n = (cl_uint)r->n, argsort = (cl_uint)r->argsort, buffers = r->values ? 2 : 1;
     cl_int err = set_args(p->sort_small, buffers, ARG(r->keys), ARG(r->values));
     if (err == CL_SUCCESS)
-        err = set_args_at(p->sort_small, buffers, 7, ARG(n), ARG(k->begin_bit), ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(argsort));
+        err = set_args_at(p->sort_small, buffers, 7, ARG(n), ARG(k->begin_bit), ARG(k->end_bit), KEY_ORDER_ARGS(k),
+                          ARG(argsort));
     return err == CL_SUCCESS ? chain_kernel(c, p->sort_small, 1, p->params.wg) : err;
 }
 

@@ -14,7 +14,6 @@
    complemented), so that ascending images are the sort's order. */
 typedef struct key_order {
     unsigned key_bytes;
-    unsigned width;              /* bits of the key */
     key_transform image;         /* the key's order-preserving image */
     unsigned begin_bit, bits;    /* the range: bits begin_bit .. begin_bit + bits */
     uint64_t mask;               /* bits ones */

@@ -15,9 +15,8 @@ clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix
     o->key_bytes = key_type_bytes(type);
     if (!o->key_bytes)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    o->width = 8 * o->key_bytes;
     unsigned begin, end;
-    if (!bit_range(options, o->width, &begin, &end))
+    if (!bit_range(options, 8 * o->key_bytes, &begin, &end))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     o->image = key_transform_of(type, options && options->descending);
     o->begin_bit = begin;
