@@ -39,7 +39,12 @@ typedef struct options {
        power-law mix) */
     size_t segment_lengths[MAX_ITEMS];
     int segment_count;
+    /* --topk: the k smallest keys of the whole array and of every row of TOPK_ROW keys */
+    size_t topk_ks[MAX_ITEMS];
+    int topk_count;
 } options;
+
+enum { TOPK_ROW = 4096 };  /* the row length of --topk's rows */
 
 typedef struct device_report {
     int index;
@@ -170,6 +175,16 @@ static int add_segments(void *context, const char *item)
     return 1;
 }
 
+static int add_topk(void *context, const char *item)
+{
+    options *o = context;
+    size_t k = 0;
+    if (o->topk_count == MAX_ITEMS || !parse_size(item, &k) || !k)
+        return 0;
+    o->topk_ks[o->topk_count++] = k;
+    return 1;
+}
+
 static int add_device(void *context, const char *item)
 {
     options *o = context;
@@ -210,6 +225,10 @@ static void usage(FILE *f)
             "  --segments L        also segmented sorts of the same keys (clradix_sort_segments_keys\n"
             "                      or _pairs) in segments of L keys each, or 'powerlaw' (as many segments\n"
             "                      of 2^e .. 2^(e+1)-1 keys for each e < 20); several with commas (seg/L)\n"
+            "  --topk K            also the K smallest keys (clradix_topk, keys and 4-byte indices of\n"
+            "                      device buffers) of the whole array (topk/K) and of each row of 4096\n"
+            "                      keys (clradix_topk_rows: topk-rows/K); several with commas; speedup:\n"
+            "                      the row's median / the full sort's (0.1x: 10 times as fast)\n"
             "  --no-boost          leave Boost.Compute out\n"
             "  --json FILE         write every result as JSON; --csv FILE: as CSV\n"
             "  --tune              search the kernel parameters for the first device, type, value size\n"
@@ -268,6 +287,8 @@ static int parse_options(int argc, char **argv, options *o, int *list_only)
             ok = for_each_item(v, add_strategy, o);
         } else if (!strcmp(a, "--segments")) {
             ok = for_each_item(v, add_segments, o);
+        } else if (!strcmp(a, "--topk")) {
+            ok = for_each_item(v, add_topk, o);
         } else if (!strcmp(a, "--json")) {
             o->json_path = v;
         } else if (!strcmp(a, "--csv")) {
@@ -388,7 +409,7 @@ static const char *size_text(size_t n, char *buf, size_t size)
 
 static void print_header(void)
 {
-    printf("%-4s %-6s %-9s %-10s %-8s %9s %9s %9s %9s %9s %7s %6s %8s %8s\n", "type", "values", "n", "dist", "impl",
+    printf("%-4s %-6s %-9s %-10s %-14s %9s %9s %9s %9s %9s %7s %6s %8s %8s\n", "type", "values", "n", "dist", "impl",
            "first ms", "median ms", "min ms", "max ms", "Mkeys/s", "GB/s", "%copy", "speedup", "outside");
 }
 
@@ -399,14 +420,14 @@ static void print_row(const result *r)
     snprintf(first, sizeof first, r->first_ms > 0 ? "%.2f" : "-", r->first_ms);
     snprintf(gbps, sizeof gbps, r->gbps > 0 ? "%.1f" : "-", r->gbps);
     snprintf(share, sizeof share, r->copy_share > 0 ? "%.0f%%" : "-", r->copy_share * 100);
-    snprintf(speedup, sizeof speedup, r->speedup > 0 ? "%.1fx" : "", r->speedup);
+    snprintf(speedup, sizeof speedup, r->speedup > 0 ? (r->speedup < 1 ? "%.2fx" : "%.1fx") : "", r->speedup);
     snprintf(outside, sizeof outside, r->outside > 0 ? "%.0f%%" : "", r->outside * 100);
     if (r->runs == 0) {
-        printf("%-4s %-6s %-9s %-10s %-8s   %s\n", type_name(r->type), values, size_text(r->n, n, sizeof n),
+        printf("%-4s %-6s %-9s %-10s %-14s   %s\n", type_name(r->type), values, size_text(r->n, n, sizeof n),
                dist_name(r->dist), r->impl, r->note);
         return;
     }
-    printf("%-4s %-6s %-9s %-10s %-8s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s %8s%s%s\n", type_name(r->type), values,
+    printf("%-4s %-6s %-9s %-10s %-14s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s %8s%s%s\n", type_name(r->type), values,
            size_text(r->n, n, sizeof n), dist_name(r->dist), r->impl, first, r->median_ms, r->min_ms, r->max_ms,
            r->mkeys, gbps, share, speedup, outside, r->verified ? "" : "  WRONG RESULT: ", r->verified ? "" : r->note);
     fflush(stdout);
@@ -624,6 +645,59 @@ static void time_device_sort(int impl, const device_run *d, const workload *w, c
         clReleaseMemObject(offsets_buffer);
 }
 
+/* clradix_topk (rows == 1) or clradix_topk_rows of the first rows * row_length keys of w on
+   device buffers, keys and 4-byte indices out: the first call apart, then runs timed calls. */
+static void time_topk(const device_run *d, const workload *w, size_t rows, size_t row_length, size_t k, int runs,
+                      result *r)
+{
+    const size_t key_bytes = type_bytes(w->type), n = rows * row_length;
+    cl_int err;
+    cl_mem keys = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * key_bytes, w->keys, &err);
+    cl_mem out_keys = err == CL_SUCCESS ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, rows * k * key_bytes, NULL, &err)
+                                        : NULL;
+    cl_mem out_indices = err == CL_SUCCESS
+        ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, rows * k * sizeof(uint32_t), NULL, &err) : NULL;
+    double *times = malloc((size_t)runs * sizeof *times);
+    clradix_status status = err == CL_SUCCESS ? CLRADIX_SUCCESS : CLRADIX_ERROR_OPENCL;
+    for (int run = -1; run < runs && status == CLRADIX_SUCCESS; ++run) {
+        const double t0 = seconds();
+        status = rows == 1 ? clradix_topk(d->sorter, d->queue, w->type, keys, n, k, out_keys, out_indices, 4, NULL, 0,
+                                          NULL, NULL)
+                           : clradix_topk_rows(d->sorter, d->queue, w->type, keys, rows, row_length, k, out_keys,
+                                               out_indices, 4, NULL, 0, NULL, NULL);
+        if (status == CLRADIX_SUCCESS && clFinish(d->queue) != CL_SUCCESS)
+            status = CLRADIX_ERROR_OPENCL;
+        const double t = seconds() - t0;
+        if (run < 0)
+            r->first_ms = t * 1e3;
+        else
+            times[run] = t;
+    }
+    void *host_keys = malloc(rows * k * key_bytes);
+    uint32_t *host_indices = malloc(rows * k * sizeof *host_indices);
+    if (status == CLRADIX_SUCCESS && host_keys && host_indices
+        && clEnqueueReadBuffer(d->queue, out_keys, CL_TRUE, 0, rows * k * key_bytes, host_keys, 0, NULL, NULL)
+               == CL_SUCCESS
+        && clEnqueueReadBuffer(d->queue, out_indices, CL_TRUE, 0, rows * k * sizeof *host_indices, host_indices, 0,
+                               NULL, NULL)
+               == CL_SUCCESS) {
+        summarize(times, runs, r);
+        r->verified = !verify_topk(w->type, w->keys, rows, row_length, k, host_keys, host_indices, r->note,
+                                   sizeof r->note);
+    } else {
+        snprintf(r->note, sizeof r->note, "%s", clradix_status_string(status));
+        r->runs = 0;
+        r->verified = 0;
+    }
+    free(host_keys);
+    free(host_indices);
+    free(times);
+    const cl_mem buffers[] = { keys, out_keys, out_indices };
+    for (int i = 0; i < 3; ++i)
+        if (buffers[i])
+            clReleaseMemObject(buffers[i]);
+}
+
 static void time_qsort(const workload *w, int runs, result *r)
 {
     double *times = malloc((size_t)runs * sizeof *times);
@@ -750,6 +824,28 @@ static int run_case(const options *o, const device_run *d, const device_report *
         free(offsets);
         ok &= r.verified && r.runs > 0;
         print_row(add_result(&r));
+    }
+
+    /* Top-k of the same keys, as one array and as rows, next to the full sort. */
+    for (int t = 0; t < o->topk_count; ++t) {
+        const size_t k = o->topk_ks[t];
+        for (int as_rows = 0; as_rows < 2; ++as_rows) {
+            const size_t row_length = as_rows ? TOPK_ROW : w->n, rows = w->n / row_length;
+            char label[48], size[32];
+            snprintf(label, sizeof label, "%s/%s", as_rows ? "topk-rows" : "topk", size_text(k, size, sizeof size));
+            r = base;
+            r.impl = strdup(label);
+            if (k > row_length || rows == 0) {
+                snprintf(r.note, sizeof r.note, "k is more than the %zu keys of a row", row_length);
+            } else {
+                progress(dev, w, label);
+                time_topk(d, w, rows, row_length, k, o->runs, &r);
+                if (r.runs && clradix_ms > 0)
+                    r.speedup = r.median_ms / clradix_ms;  /* as for the strategies: against the full sort */
+                ok &= r.verified && r.runs > 0;
+            }
+            print_row(add_result(&r));
+        }
     }
 
     /* The host-array sort, in core and under each memory budget. */

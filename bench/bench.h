@@ -66,6 +66,12 @@ input_digest digest_keys(clradix_key_type type, const void *keys, size_t n);
 int verify_sort(clradix_key_type type, const void *in_keys, input_digest digest, const void *out_keys,
                 const void *out_values, size_t value_size, size_t n, char *why, size_t why_size);
 
+/* Checks a top-k: for each of rows rows of row_length keys, out_keys and out_indices (k each,
+   indices in the row) are the first k of the row's stable sort. Returns 0, or 1 with a
+   reason in why. */
+int verify_topk(clradix_key_type type, const void *keys, size_t rows, size_t row_length, size_t k,
+                const void *out_keys, const uint32_t *out_indices, char *why, size_t why_size);
+
 /* Offsets of segments covering [0, n): of length keys each (the last one shorter), or with
    length 0 a power-law mix (as many segments of 2^e to 2^(e+1) - 1 keys for every e below
    20, the length uniform within); num_segments + 1 values, malloc'd. */

@@ -354,3 +354,41 @@ uint32_t *make_segment_offsets(size_t n, size_t length, uint64_t seed, size_t *n
     *num_segments = count;
     return offsets;
 }
+
+int verify_topk(clradix_key_type type, const void *keys, size_t rows, size_t row_length, size_t k,
+                const void *out_keys, const uint32_t *out_indices, char *why, size_t why_size)
+{
+    const unsigned bytes = type_bytes(type);
+    for (size_t row = 0; row < rows && k; ++row) {
+        const size_t base = row * row_length;
+        uint64_t last_image = 0;
+        uint32_t last_index = 0;
+        for (size_t i = 0; i < k; ++i) {
+            const uint32_t index = out_indices[row * k + i];
+            const uint64_t key = get_key(out_keys, bytes, row * k + i);
+            if (index >= row_length || get_key(keys, bytes, base + index) != key) {
+                snprintf(why, why_size, "row %zu: output %zu is not the key at its index", row, i);
+                return 1;
+            }
+            const uint64_t image = order_image(type, key);
+            if (i && (image < last_image || (image == last_image && index <= last_index))) {
+                snprintf(why, why_size, "row %zu: output %zu is out of stable order", row, i);
+                return 1;
+            }
+            last_image = image;
+            last_index = index;
+        }
+        /* The outputs are k distinct keys in stable order; they are the first k exactly when k
+           keys of the row come no later than the last of them. */
+        size_t before = 0;
+        for (size_t j = 0; j < row_length; ++j) {
+            const uint64_t image = order_image(type, get_key(keys, bytes, base + j));
+            before += image < last_image || (image == last_image && j <= last_index);
+        }
+        if (before != k) {
+            snprintf(why, why_size, "row %zu: not the first %zu keys of the stable order", row, k);
+            return 1;
+        }
+    }
+    return 0;
+}

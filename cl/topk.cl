@@ -1,31 +1,76 @@
 /*
  * Top-k by radix select: the first k keys of the stable sort of keys[0..n), found without
  * sorting them all. The bits [begin_bit, end_bit) of each key's image (masked_image, so
- * ascending images are the wanted order) are taken 8 at a time from the top: a pass counts
- * the digit of every key whose higher digits equal the prefix chosen so far (topk_count),
- * and one work-item picks the digit that holds the k-th key (topk_pick). After the last
- * digit, the prefix is the k-th key's image T: the survivors are every key below T and the
- * first `remaining` keys equal to T, gathered in their input order (topk_chunk_counts,
- * topk_chunk_scan, topk_gather) and then sorted stably with their positions by the
- * library's sort. Everything the data decides stays on the device.
+ * ascending images are the wanted order) are taken 8 at a time from the top.
+ *
+ * First the keys are cut down to candidates in two reads of all n. A sample of the keys
+ * (topk_sample) bounds the top digit of the k-th key to a range [lo, hi] with a margin;
+ * every work-group counts the keys of its slice below lo and inside the range
+ * (topk_range_count), and topk_range_plan checks that the k-th key lies inside: then
+ * the keys below lo are certainly in, the keys inside the range are the candidates, and
+ * each slice's offsets follow. Should the sample have misled (with a margin of four
+ * standard deviations, rarely), a full count of the top digit (topk_hist, a digit-major
+ * table) and topk_plan make the range the one digit that holds the k-th key instead;
+ * both kernels return at once otherwise. Every group then splits its slice (topk_split):
+ * keys below lo to the survivors, keys inside the range to the candidates, both in input
+ * order with their positions.
+ *
+ * The digits are then decided on the candidates alone (about n / 256 of random keys),
+ * from the top: a count of the digit of every candidate whose higher digits equal the
+ * prefix chosen so far (topk_count) and one work-item's pick (topk_pick). After the last
+ * digit the prefix is the k-th key's image T; the candidates below T and the first
+ * `remaining` equal to it join the survivors in input order (topk_chunk_counts,
+ * topk_chunk_scan, topk_gather). Keys equal in the bit range then all lie in one of the
+ * survivors' two runs, each in input order, so the library's stable sort of the survivors
+ * with their positions gives the result. Everything the data decides stays on the device.
+ *
+ * Rows: one work-group selects a whole row at a time (topk_rows_select), each row's
+ * survivors in input order; a segmented sort of them follows.
  *
  * Shared state: prefix (one radix_key), and state[] below.
  */
 #define TOPK_RADIX 256
-#define TOPK_REMAINING 0          /* keys equal to the prefix still to take */
-#define TOPK_COUNTS 1             /* TOPK_RADIX digit counts of the current pass */
-#define TOPK_STATE_WORDS (1 + TOPK_RADIX)
+#define TOPK_SAMPLES 4096         /* keys topk_sample reads */
+#define TOPK_REMAINING 0          /* candidates equal to the prefix still to take */
+#define TOPK_BELOW 1              /* survivors the split wrote */
+#define TOPK_CANDIDATES 2         /* keys whose top digit lies in [lo, hi] */
+#define TOPK_LO 3
+#define TOPK_HI 4
+#define TOPK_SETTLED 5            /* 1: the range holds the k-th key */
+#define TOPK_COUNTS 6             /* TOPK_RADIX digit counts of a pass over the candidates */
 
-/* The prefix 0, k keys to take, the counts zero: before the first pass. */
-__kernel void topk_start(__global radix_key *prefix, __global uint *state, uint k)
+#if WG > 32768
+#error "top-k packs two counts of a tile into one word: WG must be at most 32768"
+#endif
+
+/* Eight keys at once, where one work-item streams a slice (CPUs) and keys are read by
+   a plain xor (numpy's order reads them one by one). */
+#if WG == 1 && !defined(NUMPY_ORDER)
+#define TOPK_VECTORS 1
+#if KEY_BITS == 8
+typedef uchar8 key_vector;
+#elif KEY_BITS == 16
+typedef ushort8 key_vector;
+#elif KEY_BITS == 32
+typedef uint8 key_vector;
+#else
+typedef ulong8 key_vector;
+#endif
+
+/* The top digits (see topk_top_digit) of keys[i .. i + 8). */
+uint8 topk_top_digits8(__global const radix_key *keys, uint i, uint low, uint mask, key_order order)
 {
-    const uint i = get_global_id(0);
-    if (i == 0) {
-        *prefix = 0;
-        state[TOPK_REMAINING] = k;
-    }
-    if (i < TOPK_RADIX)
-        state[TOPK_COUNTS + i] = 0;
+    const key_vector v = vload8(0, keys + i);
+    const key_vector image = v ^ select((key_vector)order.pos_xor, (key_vector)order.neg_xor, v);
+    return convert_uint8(image >> (key_vector)low) & (uint8)mask;
+}
+#endif
+
+/* The top digit of the bit range: bits [low, low + 8) of the image, as many as the range
+   has (mask). */
+uint topk_top_digit(radix_key key, uint low, uint mask, key_order order)
+{
+    return (uint)(image_of(key, order) >> low) & mask;
 }
 
 /* Whether the image's digits above bit `above` equal prefix. */
@@ -34,19 +79,293 @@ int topk_matches(radix_key image, uint above, radix_key prefix)
     return (above >= KEY_BITS ? (radix_key)0 : (radix_key)(image >> above)) == prefix;
 }
 
-/* Counts digit `digit` (bits 8 * digit .. of the masked image) of the keys that match the
-   prefix, per work-group in local memory, then into the shared counts. */
-__kernel void topk_count(__global const radix_key *keys, uint n, uint digit, uint begin_bit, uint end_bit,
+/* The digit that holds the want-th key (want >= 1) by the digits' counts; *before
+   receives how many keys lie in lower digits. */
+uint topk_choose(__local const uint *counts, uint want, uint *before)
+{
+    uint digit = 0, below = 0;
+    while (digit < TOPK_RADIX - 1 && below + counts[digit] < want)
+        below += counts[digit++];
+    *before = below;
+    return digit;
+}
+
+/* This work-group's slice [*first, *last) of n keys cut in slices of `slice`. */
+void topk_slice(uint n, uint slice, uint *first, uint *last)
+{
+    *first = (uint)min((ulong)get_group_id(0) * slice, (ulong)n);
+    *last = (uint)min((ulong)*first + slice, (ulong)n);
+}
+
+#if WG > 1
+/* Ranks a tile of WG keys (one per work-item, in input order) in two runs: flag 1 puts
+   the key in the first, 1 << 16 in the second, 0 in neither. Returns the packed count of
+   each run's keys before this work-item's, and adds the tile's packed totals to *runs.
+   Every work-item must call it; scan holds PAD(WG) words. */
+uint topk_tile_rank(uint flag, __local uint *scan, uint *runs)
+{
+    scan[PAD(get_local_id(0))] = flag;
+    *runs += group_exclusive_scan(scan, WG);
+    return scan[PAD(get_local_id(0))];
+}
+#endif
+
+/* One work-group: the range [lo, hi] of top digits that the k-th of n keys lies in,
+   judged from up to TOPK_SAMPLES keys spread evenly (the digits at the sample ranks
+   expected of the k-th key, less and more a margin of four standard deviations and 8).
+   The prefix and the candidates' digit counts start at zero. */
+__kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
+void topk_sample(__global const radix_key *keys, uint n, uint low, uint mask, KEY_ORDER_ARGS, uint k,
+                 __global radix_key *prefix, __global uint *state)
+{
+    __local uint counts[TOPK_RADIX];
+    const uint lid = get_local_id(0), samples = min(n, (uint)TOPK_SAMPLES);
+    for (uint d = lid; d < TOPK_RADIX; d += SCAN_WG) {
+        counts[d] = 0;
+        state[TOPK_COUNTS + d] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < samples; j += SCAN_WG)
+        atomic_inc(&counts[topk_top_digit(keys[(ulong)j * n / samples], low, mask, KEY_ORDER)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        const float rank = (float)k * samples / n, margin = 4.0f * sqrt(rank) + 8.0f;
+        uint before;
+        state[TOPK_LO] = rank - margin < 1.0f ? 0 : topk_choose(counts, (uint)(rank - margin), &before);
+        state[TOPK_HI] = rank + margin + 1.0f > samples ? mask : topk_choose(counts, (uint)(rank + margin) + 1, &before);
+        *prefix = 0;
+    }
+}
+
+/* Counts a top digit below lo in *less, one inside [lo, hi] in *inside. */
+void topk_range_add(uint digit, uint lo, uint hi, uint *less, uint *inside)
+{
+    *less += digit < lo;
+    *inside += digit >= lo && digit <= hi;
+}
+
+/* Per work-group: how many keys of the slice have a top digit below lo, and how many one
+   inside [lo, hi] (below_at[group], equal_at[group]). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint low, uint mask, KEY_ORDER_ARGS,
+                      __global const uint *state, __global uint *below_at, __global uint *equal_at)
+{
+    const uint lo = state[TOPK_LO], hi = state[TOPK_HI];
+    uint first, last, less = 0, inside = 0;
+    topk_slice(n, slice, &first, &last);
+    uint i = first + get_local_id(0);
+#ifdef TOPK_VECTORS
+    /* 8 keys at once where they are all below lo or all above hi (no sums of a vector's
+       components: oclgrind's --uninitialized crashes on them, tests/oclgrind-vector-sum.cl) */
+    for (; i + 8 <= last; i += 8) {
+        const uint8 digits = topk_top_digits8(keys, i, low, mask, KEY_ORDER);
+        if (all(digits < (uint8)lo)) {
+            less += 8;
+        } else if (any(digits <= (uint8)hi)) {
+            for (uint j = i; j < i + 8; ++j)
+                topk_range_add(topk_top_digit(keys[j], low, mask, KEY_ORDER), lo, hi, &less, &inside);
+        }
+    }
+#endif
+    for (; i < last; i += WG)
+        topk_range_add(topk_top_digit(keys[i], low, mask, KEY_ORDER), lo, hi, &less, &inside);
+#if WG == 1
+    below_at[get_group_id(0)] = less;
+    equal_at[get_group_id(0)] = inside;
+#else
+    __local uint sums[2];
+    if (get_local_id(0) == 0)
+        sums[0] = sums[1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&sums[0], less);
+    atomic_add(&sums[1], inside);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        below_at[get_group_id(0)] = sums[0];
+        equal_at[get_group_id(0)] = sums[1];
+    }
+#endif
+}
+
+/* One work-item: the slices' counts made exclusive prefix sums (in place), and whether
+   the range holds the k-th key: then the keys below it are in and those inside it are
+   the candidates. */
+__kernel void topk_range_plan(uint groups, uint k, __global uint *state, __global uint *below_at,
+                              __global uint *equal_at)
+{
+    uint less = 0, inside = 0;
+    for (uint g = 0; g < groups; ++g) {
+        const uint l = below_at[g], s = equal_at[g];
+        below_at[g] = less;
+        equal_at[g] = inside;
+        less += l;
+        inside += s;
+    }
+    const uint settled = less < k && k - less <= inside;
+    state[TOPK_SETTLED] = settled;
+    if (settled) {
+        state[TOPK_REMAINING] = k - less;
+        state[TOPK_BELOW] = less;
+        state[TOPK_CANDIDATES] = inside;
+    }
+}
+
+/* Unless settled, per work-group: the top digit's counts of the slice, as column `group`
+   of the digit-major table (digit d of group g at d * groups + g). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_hist(__global const radix_key *keys, uint n, uint slice, uint low, uint mask, KEY_ORDER_ARGS,
+               __global const uint *state, __global uint *table)
+{
+    if (state[TOPK_SETTLED])
+        return;
+    __local uint counts[TOPK_RADIX];
+    const uint lid = get_local_id(0);
+    for (uint d = lid; d < TOPK_RADIX; d += WG)
+        counts[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint first, last;
+    topk_slice(n, slice, &first, &last);
+    for (uint i = first + lid; i < last; i += WG) {
+        const uint digit = topk_top_digit(keys[i], low, mask, KEY_ORDER);
+#if WG == 1
+        ++counts[digit];
+#else
+        atomic_inc(&counts[digit]);
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint groups = get_num_groups(0), group = get_group_id(0);
+    for (uint d = lid; d < TOPK_RADIX; d += WG)
+        table[d * groups + group] = counts[d];
+}
+
+/* Unless settled, one work-group: the range becomes the one top digit that holds the
+   k-th key, with the state and each slice's offsets to match. */
+__kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
+void topk_plan(__global const uint *table, uint groups, uint k, __global uint *state, __global uint *below_at,
+               __global uint *equal_at)
+{
+    if (state[TOPK_SETTLED])
+        return;
+    __local uint totals[TOPK_RADIX], chosen;
+    const uint lid = get_local_id(0);
+    for (uint d = lid; d < TOPK_RADIX; d += SCAN_WG) {
+        uint sum = 0;
+        for (uint g = 0; g < groups; ++g)
+            sum += table[d * groups + g];
+        totals[d] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint before;
+        chosen = topk_choose(totals, k, &before);
+        state[TOPK_REMAINING] = k - before;
+        state[TOPK_BELOW] = before;
+        state[TOPK_CANDIDATES] = totals[chosen];
+        state[TOPK_LO] = state[TOPK_HI] = chosen;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint digit = chosen;
+    for (uint g = lid; g < groups; g += SCAN_WG) {
+        uint less = 0;
+        for (uint d = 0; d < digit; ++d)
+            less += table[d * groups + g];
+        below_at[g] = less;
+        equal_at[g] = table[digit * groups + g];
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) {
+        uint less = 0, same = 0;
+        for (uint g = 0; g < groups; ++g) {
+            const uint l = below_at[g], s = equal_at[g];
+            below_at[g] = less;
+            equal_at[g] = same;
+            less += l;
+            same += s;
+        }
+    }
+}
+
+/* Key i to the survivors (top digit below lo) or to the candidates (inside [lo, hi]),
+   each with its position, at the next slot of its run. */
+void topk_split_key(radix_key key, uint i, uint lo, uint hi, uint low, uint mask, key_order order,
+                    __global radix_key *survivors, __global uint *survivor_positions, uint *less,
+                    __global radix_key *candidates, __global uint *candidate_positions, uint *same)
+{
+    const uint digit = topk_top_digit(key, low, mask, order);
+    if (digit < lo) {
+        survivors[*less] = key;
+        survivor_positions[(*less)++] = i;
+    } else if (digit <= hi) {
+        candidates[*same] = key;
+        candidate_positions[(*same)++] = i;
+    }
+}
+
+/* Per work-group: the slice's keys of a top digit below lo to the survivors, those
+   inside [lo, hi] to the candidates, each with its position, in input order. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_split(__global const radix_key *keys, uint n, uint slice, uint low, uint mask, KEY_ORDER_ARGS,
+                __global const uint *state, __global const uint *below_at, __global const uint *equal_at,
+                __global radix_key *survivors, __global uint *survivor_positions, __global radix_key *candidates,
+                __global uint *candidate_positions)
+{
+    const uint lo = state[TOPK_LO], hi = state[TOPK_HI], group = get_group_id(0);
+    uint first, last, less = below_at[group], same = equal_at[group];
+    topk_slice(n, slice, &first, &last);
+#if WG == 1
+    /* One key at a time (tiles as below take 4x as long on POCL); most keys are out, so
+       8 at a time until one of them may be in. */
+    uint i = first;
+#ifdef TOPK_VECTORS
+    for (; i + 8 <= last; i += 8)
+        if (any(topk_top_digits8(keys, i, low, mask, KEY_ORDER) <= (uint8)hi))
+            for (uint j = i; j < i + 8; ++j)
+                topk_split_key(keys[j], j, lo, hi, low, mask, KEY_ORDER, survivors, survivor_positions, &less,
+                               candidates, candidate_positions, &same);
+#endif
+    for (; i < last; ++i)
+        topk_split_key(keys[i], i, lo, hi, low, mask, KEY_ORDER, survivors, survivor_positions, &less, candidates,
+                       candidate_positions, &same);
+#else
+    __local uint scan[PAD(WG)];
+    for (uint base = first; base < last; base += WG) {
+        const uint i = base + get_local_id(0);
+        radix_key key = 0;
+        uint digit = TOPK_RADIX;  /* past the slice: neither run */
+        if (i < last) {
+            key = keys[i];
+            digit = topk_top_digit(key, low, mask, KEY_ORDER);
+        }
+        uint tile = 0;
+        const uint before = topk_tile_rank(digit < lo ? 1u : digit <= hi ? 1u << 16 : 0u, scan, &tile);
+        if (digit < lo) {
+            survivors[less + (before & 0xFFFF)] = key;
+            survivor_positions[less + (before & 0xFFFF)] = i;
+        } else if (digit <= hi) {
+            candidates[same + (before >> 16)] = key;
+            candidate_positions[same + (before >> 16)] = i;
+        }
+        less += tile & 0xFFFF;
+        same += tile >> 16;
+    }
+#endif
+}
+
+/* Counts digit `digit` (bits 8 * digit .. of the masked image) of the candidates that
+   match the prefix, per work-group in local memory, then into the shared counts. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_count(__global const radix_key *candidates, uint digit, uint begin_bit, uint end_bit,
                          KEY_ORDER_ARGS, __global const radix_key *prefix, __global uint *state)
 {
     __local uint counts[TOPK_RADIX];
-    const uint lid = get_local_id(0), wg = get_local_size(0), shift = 8 * digit;
-    for (uint d = lid; d < TOPK_RADIX; d += wg)
+    const uint lid = get_local_id(0), shift = 8 * digit, n = state[TOPK_CANDIDATES];
+    for (uint d = lid; d < TOPK_RADIX; d += WG)
         counts[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const radix_key want = *prefix;
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-        const radix_key image = masked_image(keys[i], begin_bit, end_bit, KEY_ORDER);
+        const radix_key image = masked_image(candidates[i], begin_bit, end_bit, KEY_ORDER);
         if (topk_matches(image, shift + 8, want)) {
 #if WG == 1
             ++counts[(uint)(image >> shift) & (TOPK_RADIX - 1)];
@@ -56,41 +375,52 @@ __kernel void topk_count(__global const radix_key *keys, uint n, uint digit, uin
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = lid; d < TOPK_RADIX; d += wg)
+    for (uint d = lid; d < TOPK_RADIX; d += WG)
         if (counts[d])
             atomic_add(&state[TOPK_COUNTS + d], counts[d]);
 }
 
-/* One work-item: the digit holding the remaining-th matching key becomes the prefix's
-   lowest; the keys of lower digits are in. The counts go back to zero. */
+/* One work-item: the digit holding the remaining-th matching candidate becomes the
+   prefix's lowest; the candidates of lower digits are in. The counts go back to zero. */
 __kernel void topk_pick(__global radix_key *prefix, __global uint *state)
 {
-    const uint want = state[TOPK_REMAINING];
-    uint digit = 0, before = 0;
-    while (digit < TOPK_RADIX - 1 && before + state[TOPK_COUNTS + digit] < want)
-        before += state[TOPK_COUNTS + digit++];
-    state[TOPK_REMAINING] = want - before;
-    *prefix = (radix_key)((radix_key)(*prefix << 8) | (radix_key)digit);
-    for (uint d = 0; d < TOPK_RADIX; ++d)
+    __local uint counts[TOPK_RADIX];
+    for (uint d = 0; d < TOPK_RADIX; ++d) {
+        counts[d] = state[TOPK_COUNTS + d];
         state[TOPK_COUNTS + d] = 0;
+    }
+    uint before;
+    const uint digit = topk_choose(counts, state[TOPK_REMAINING], &before);
+    state[TOPK_REMAINING] -= before;
+    *prefix = (radix_key)((radix_key)(*prefix << 8) | (radix_key)digit);
 }
 
-/* Work-item g owns keys [g * chunk, (g + 1) * chunk): how many are below the threshold,
-   and how many equal to it (below[g], equal[g]). */
-__kernel void topk_chunk_counts(__global const radix_key *keys, uint n, uint chunk, uint begin_bit, uint end_bit,
-                                KEY_ORDER_ARGS, __global const radix_key *prefix, __global uint *below,
-                                __global uint *equal)
+/* Work-item g's chunk of the candidates (each of the global size's chunks alike). */
+void topk_chunk(__global const uint *state, uint *first, uint *last)
 {
-    const uint g = get_global_id(0), first = min(g * chunk, n), last = min(first + chunk, n);
+    const uint n = state[TOPK_CANDIDATES], chunks = get_global_size(0);
+    const uint chunk = (uint)(((ulong)n + chunks - 1) / chunks);  /* (a udiv and urem pair becomes a freeze oclgrind lacks) */
+    *first = (uint)min((ulong)get_global_id(0) * chunk, (ulong)n);
+    *last = (uint)min((ulong)*first + chunk, (ulong)n);
+}
+
+/* Per work-item: how many candidates of its chunk lie below the threshold, and how many
+   equal it (below[g], equal[g]). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_chunk_counts(__global const radix_key *candidates, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+                                __global const radix_key *prefix, __global const uint *state,
+                                __global uint *below, __global uint *equal)
+{
+    uint first, last, less = 0, same = 0;
+    topk_chunk(state, &first, &last);
     const radix_key threshold = *prefix;
-    uint less = 0, same = 0;
     for (uint i = first; i < last; ++i) {
-        const radix_key image = masked_image(keys[i], begin_bit, end_bit, KEY_ORDER);
+        const radix_key image = masked_image(candidates[i], begin_bit, end_bit, KEY_ORDER);
         less += image < threshold;
         same += image == threshold;
     }
-    below[g] = less;
-    equal[g] = same;
+    below[get_global_id(0)] = less;
+    equal[get_global_id(0)] = same;
 }
 
 /* One work-item: the chunks' counts made exclusive prefix sums (few chunks). */
@@ -106,29 +436,123 @@ __kernel void topk_chunk_scan(__global uint *below, __global uint *equal, uint c
     }
 }
 
-/* Work-item g writes its chunk's survivors, in input order, with their positions: a key
-   below the threshold at (survivors before it), one equal to it while fewer than
-   `remaining` equal ones came before. */
-__kernel void topk_gather(__global const radix_key *keys, uint n, uint chunk, uint begin_bit, uint end_bit,
-                          KEY_ORDER_ARGS, __global const radix_key *prefix, __global const uint *state,
-                          __global const uint *below, __global const uint *equal, __global radix_key *out_keys,
-                          __global uint *out_positions)
+/* Per work-item: its chunk's candidates that survive, in input order, with their
+   positions, after the split's survivors: one below the threshold at (surviving
+   candidates before it), one equal to it while fewer than `remaining` equal ones came
+   before. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_gather(__global const radix_key *candidates, __global const uint *candidate_positions,
+                          uint begin_bit, uint end_bit, KEY_ORDER_ARGS, __global const radix_key *prefix,
+                          __global const uint *state, __global const uint *below, __global const uint *equal,
+                          __global radix_key *survivors, __global uint *survivor_positions)
 {
-    const uint g = get_global_id(0), first = min(g * chunk, n), last = min(first + chunk, n);
+    uint first, last;
+    topk_chunk(state, &first, &last);
     const radix_key threshold = *prefix;
-    const uint remaining = state[TOPK_REMAINING];
-    uint less = below[g], same = equal[g];
+    const uint remaining = state[TOPK_REMAINING], base = state[TOPK_BELOW];
+    uint less = below[get_global_id(0)], same = equal[get_global_id(0)];
     for (uint i = first; i < last; ++i) {
-        const radix_key key = keys[i], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
+        const radix_key key = candidates[i], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
         uint slot = UINT_MAX;
         if (image < threshold)
             slot = less++ + min(same, remaining);
         else if (image == threshold && same < remaining)
             slot = less + same++;
         if (slot != UINT_MAX) {
-            out_keys[slot] = key;
-            out_positions[slot] = i;
+            survivors[base + slot] = key;
+            survivor_positions[base + slot] = candidate_positions[i];
         }
+    }
+}
+
+/*
+ * Rows (row_length keys each, row-major), one row at a time per work-group: the row's
+ * radix select (digits digits from the top, every pass over the whole row, which a core's
+ * cache or the group's reads keep close), then its k survivors in input order, with their
+ * positions in the row, at row * k.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length, uint k, uint digits,
+                               uint begin_bit, uint end_bit, KEY_ORDER_ARGS, __global radix_key *survivors,
+                               __global uint *survivor_positions)
+{
+    __local uint counts[TOPK_RADIX], chosen_remaining;
+#if WG > 1
+    __local uint scan[PAD(WG)];
+#endif
+    __local radix_key chosen_prefix;
+    const uint lid = get_local_id(0);
+    for (uint row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+        __global const radix_key *row_keys = keys + (size_t)row * row_length;
+        radix_key prefix = 0;
+        uint remaining = k;
+        for (uint digit = digits; digit-- > 0;) {
+            const uint shift = 8 * digit;
+            for (uint d = lid; d < TOPK_RADIX; d += WG)
+                counts[d] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint j = lid; j < row_length; j += WG) {
+                const radix_key image = masked_image(row_keys[j], begin_bit, end_bit, KEY_ORDER);
+                if (topk_matches(image, shift + 8, prefix)) {
+#if WG == 1
+                    ++counts[(uint)(image >> shift) & (TOPK_RADIX - 1)];
+#else
+                    atomic_inc(&counts[(uint)(image >> shift) & (TOPK_RADIX - 1)]);
+#endif
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid == 0) {
+                uint before;
+                chosen_prefix = (radix_key)((radix_key)(prefix << 8) | (radix_key)topk_choose(counts, remaining, &before));
+                chosen_remaining = remaining - before;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            prefix = chosen_prefix;
+            remaining = chosen_remaining;
+        }
+        __global radix_key *row_survivors = survivors + (size_t)row * k;
+        __global uint *row_positions = survivor_positions + (size_t)row * k;
+        uint less = 0, same = 0;
+#if WG == 1
+        for (uint j = 0; j < row_length; ++j) {
+            const radix_key key = row_keys[j], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
+            uint slot = UINT_MAX;
+            if (image < prefix)
+                slot = less++ + min(same, remaining);
+            else if (image == prefix && same < remaining)
+                slot = less + same++;
+            if (slot != UINT_MAX) {
+                row_survivors[slot] = key;
+                row_positions[slot] = j;
+            }
+        }
+#else
+        for (uint base = 0; base < row_length; base += WG) {
+            const uint j = base + lid;
+            radix_key key = 0, image = 0;
+            uint flag = 0;
+            if (j < row_length) {
+                key = row_keys[j];
+                image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
+                flag = image < prefix ? 1u : image == prefix ? 1u << 16 : 0u;
+            }
+            uint tile = 0;
+            const uint before = topk_tile_rank(flag, scan, &tile);
+            const uint less_before = less + (before & 0xFFFF), same_before = same + (before >> 16);
+            uint slot = UINT_MAX;
+            if (flag == 1)
+                slot = less_before + min(same_before, remaining);
+            else if (flag && same_before < remaining)
+                slot = less_before + same_before;
+            if (slot != UINT_MAX) {
+                row_survivors[slot] = key;
+                row_positions[slot] = j;
+            }
+            less += tile & 0xFFFF;
+            same += tile >> 16;
+        }
+#endif
     }
 }
 
@@ -145,12 +569,12 @@ void topk_put_index(__global uint *indices, uint index_words, uint i, uint posit
 
 /* The sorted survivors out: keys (unless out_keys is not wanted) and positions as
    indices of index_words words. */
-__kernel void topk_write(__global const radix_key *keys, __global const uint *positions, uint k,
+__kernel void topk_write(__global const radix_key *keys, __global const uint *positions, uint count,
                          __global radix_key *out_keys, uint want_keys, __global uint *out_indices,
                          uint index_words)
 {
     const uint i = get_global_id(0);
-    if (i >= k)
+    if (i >= count)
         return;
     if (want_keys)
         out_keys[i] = keys[i];
@@ -158,20 +582,18 @@ __kernel void topk_write(__global const radix_key *keys, __global const uint *po
         topk_put_index(out_indices, index_words, i, positions[i]);
 }
 
-/* Rows (work-item `row`): from the row's stable permutation (positions in the whole
-   array), its first k keys and their positions within the row. */
-__kernel void topk_rows_write(__global const radix_key *keys, __global const uint *order, uint rows,
-                              uint row_length, uint k, __global radix_key *out_keys, uint want_keys,
-                              __global uint *out_indices, uint index_words)
+/* A full sort's prefix: the first k of the stable permutation `order` (positions), as keys
+   (unless out_keys is not wanted) and indices of index_words words. */
+__kernel void topk_prefix_write(__global const radix_key *keys, __global const uint *order, uint k,
+                                __global radix_key *out_keys, uint want_keys, __global uint *out_indices,
+                                uint index_words)
 {
-    const uint row = get_global_id(0);
-    if (row >= rows)
+    const uint i = get_global_id(0);
+    if (i >= k)
         return;
-    for (uint j = 0; j < k; ++j) {
-        const uint position = order[row * row_length + j], i = row * k + j;
-        if (want_keys)
-            out_keys[i] = keys[position];
-        if (index_words)
-            topk_put_index(out_indices, index_words, i, position - row * row_length);
-    }
+    const uint position = order[i];
+    if (want_keys)
+        out_keys[i] = keys[position];
+    if (index_words)
+        topk_put_index(out_indices, index_words, i, position);
 }

@@ -32,6 +32,7 @@ typedef struct radix_params {
     unsigned strategy;       /* flat sorts past small_n: STRATEGY_LSD or STRATEGY_PARTITION (host side only) */
     unsigned medium_n;       /* most keys of a segment one work-group sorts by passes of its own (host side only) */
     unsigned local_n;        /* the engine's SMALL_N: most keys of a segment sorted in local memory (0: small_n) */
+    unsigned topk_sort;      /* a flat top-k of k >= n / topk_sort keys takes a full sort's prefix (0: never; host side only) */
 } radix_params;
 
 /* How flat sorts of more than SMALL_N keys run: LSD passes over the whole array, or one
@@ -116,8 +117,8 @@ typedef struct radix_program {
     cl_kernel seg_start, seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
     cl_kernel seg_tiny, seg_local, seg_medium, seg_copy;
     /* PROGRAM_TOPK (cl/topk.cl) */
-    cl_kernel topk_start, topk_count, topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_write;
-    cl_kernel topk_rows_write;
+    cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count, topk_pick, topk_chunk_counts, topk_chunk_scan;
+    cl_kernel topk_gather, topk_rows_select, topk_write, topk_prefix_write;
 } radix_program;
 
 /* A compiler log, kept until the sorter is released (clradix_build_log hands it out). */

@@ -41,7 +41,7 @@ typedef struct kernel_entry {
 #define SEGMENTS (1u << PROGRAM_SEGMENTS)
 #define TOPK (1u << PROGRAM_TOPK)
 
-enum { KERNEL_COUNT = 29 };
+enum { KERNEL_COUNT = 35 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -68,14 +68,20 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->seg_local, "seg_local", SEGMENTS, 0, small },
         { &p->seg_medium, "seg_medium", SEGMENTS, 0, 1 },
         { &p->seg_copy, "seg_copy", SEGMENTS, 1, 1 },
-        { &p->topk_start, "topk_start", TOPK, 1, 1 },
+        { &p->topk_sample, "topk_sample", TOPK, 1, 1 },
+        { &p->topk_range_count, "topk_range_count", TOPK, 0, 1 },
+        { &p->topk_range_plan, "topk_range_plan", TOPK, 1, 1 },
+        { &p->topk_hist, "topk_hist", TOPK, 0, 1 },
+        { &p->topk_plan, "topk_plan", TOPK, 1, 1 },
+        { &p->topk_split, "topk_split", TOPK, 0, 1 },
         { &p->topk_count, "topk_count", TOPK, 0, 1 },
         { &p->topk_pick, "topk_pick", TOPK, 1, 1 },
         { &p->topk_chunk_counts, "topk_chunk_counts", TOPK, 0, 1 },
         { &p->topk_chunk_scan, "topk_chunk_scan", TOPK, 1, 1 },
         { &p->topk_gather, "topk_gather", TOPK, 0, 1 },
+        { &p->topk_rows_select, "topk_rows_select", TOPK, 0, 1 },
         { &p->topk_write, "topk_write", TOPK, 1, 1 },
-        { &p->topk_rows_write, "topk_rows_write", TOPK, 1, 1 },
+        { &p->topk_prefix_write, "topk_prefix_write", TOPK, 1, 1 },
     };
     memcpy(table, entries, sizeof entries);
 }

@@ -76,23 +76,74 @@ static clradix_status hand_over(clradix_status status, cl_event last, cl_event *
     return status;
 }
 
+/* How many work-groups the select kernels run in. */
+static size_t select_groups(const clradix_sorter *sorter, const radix_params *q)
+{
+    return sorter->limits.compute_units * (size_t)(q->groups_per_cu ? q->groups_per_cu : 1);
+}
+
+/* The call's survivors (count keys with their positions, in buffers of the call, each row's in
+   input order), once `ready` is complete: sorted stably, as one run or as rows of k, and
+   written to the caller's outputs. Takes ready. */
+static clradix_status sort_and_write(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+                                     const topk_call *t, cl_mem survivors, cl_mem positions, cl_mem row_offsets,
+                                     cl_event ready, cl_event *event)
+{
+    const size_t count = t->rows * t->k;
+    sort_request s = t->r;
+    s.keys = survivors;
+    s.values = positions;
+    s.value_size = sizeof(cl_uint);
+    s.argsort = 0;
+    s.n = count;
+    s.keys_size = count * t->r.key_bytes;
+    s.values_size = count * sizeof(cl_uint);
+    s.segmented = row_offsets != NULL;
+    s.offsets = row_offsets;
+    s.num_segments = row_offsets ? t->rows : 0;
+    cl_event sorted = NULL;
+    clradix_status status = dispatch_sort(sorter, queue, &s, 1, &ready, &sorted);
+    clReleaseEvent(ready);
+    chain out = { queue, 1, &sorted, NULL };
+    if (status == CLRADIX_SUCCESS) {
+        const cl_uint words = (cl_uint)count;
+        const size_t wg = p->params.scan_wg;
+        pthread_mutex_lock(&sorter->lock);
+        cl_int err = set_args(p->topk_write, 3, ARG(survivors), ARG(positions), ARG(words));
+        if (err == CL_SUCCESS)
+            err = set_outputs(p->topk_write, 3, t, &positions);
+        if (err == CL_SUCCESS)
+            err = chain_kernel(&out, p->topk_write, groups_for(count, wg), wg);
+        pthread_mutex_unlock(&sorter->lock);
+        status = status_from_cl(err);
+    }
+    if (sorted)
+        clReleaseEvent(sorted);
+    return hand_over(status, out.last, event);
+}
+
 /* The radix select of one row of n keys with p (caller: nothing held). */
 static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
                                      const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     const sort_request *r = &t->r;
     const radix_params *q = &p->params;
-    const size_t groups = sorter->limits.compute_units * (size_t)(q->groups_per_cu ? q->groups_per_cu : 1);
-    const size_t chunks = groups * q->wg;
-    const cl_uint n = (cl_uint)r->n, k = (cl_uint)t->k, chunk = (cl_uint)((r->n + chunks - 1) / chunks);
-    const cl_uint chunk_count = (cl_uint)chunks, digits = (r->end_bit - r->begin_bit + 7) / 8;
-    const size_t bytes[] = { r->key_bytes, (1 + 256) * sizeof(cl_uint), chunks * sizeof(cl_uint),
-                             chunks * sizeof(cl_uint), t->k * r->key_bytes, t->k * sizeof(cl_uint) };
-    enum { PREFIX, STATE, BELOW, EQUAL, KEYS, POSITIONS, BUFFERS };
+    const size_t groups = select_groups(sorter, q), chunks = groups * q->wg;
+    /* An empty bit range is one digit that is 0 for every key. */
+    const cl_uint bits = r->end_bit - r->begin_bit, digits = bits ? (bits + 7) / 8 : 1;
+    const cl_uint n = (cl_uint)r->n, k = (cl_uint)t->k, slice = (cl_uint)((r->n + groups - 1) / groups);
+    const cl_uint low = r->begin_bit + 8 * (digits - 1), mask = bits - 8 * (digits - 1) >= 8 ? 0xFF
+                                                              : (1u << (bits - 8 * (digits - 1))) - 1;
+    const cl_uint group_count = (cl_uint)groups, chunk_count = (cl_uint)chunks;
+    enum { PREFIX, STATE, TABLE, BELOW, EQUAL, CANDIDATES, CANDIDATE_POSITIONS, KEYS, POSITIONS, BUFFERS };
+    const size_t bytes[BUFFERS] = { r->key_bytes, (6 + 256) * sizeof(cl_uint), 256 * groups * sizeof(cl_uint),
+                                    chunks * sizeof(cl_uint), chunks * sizeof(cl_uint), r->n * r->key_bytes,
+                                    r->n * sizeof(cl_uint), t->k * r->key_bytes, t->k * sizeof(cl_uint) };
     cl_ulong total = 0;
     for (int i = 0; i < BUFFERS; ++i)
         total += bytes[i];
-    if (bytes[KEYS] > sorter->limits.max_alloc || total > device_budget(sorter))
+    if (bytes[CANDIDATES] > sorter->limits.max_alloc || bytes[CANDIDATE_POSITIONS] > sorter->limits.max_alloc
+        || total > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     cl_mem b[BUFFERS] = { NULL };
     cl_int err = CL_SUCCESS;
@@ -105,11 +156,37 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     chain c = { queue, num_wait, wait_list, NULL };
     pthread_mutex_lock(&sorter->lock);
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_start, 3, ARG(b[PREFIX]), ARG(b[STATE]), ARG(k));
+        err = set_args(p->topk_sample, 10, ARG(r->keys), ARG(n), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka), ARG(k),
+                       ARG(b[PREFIX]), ARG(b[STATE]));
     if (err == CL_SUCCESS)
-        err = chain_kernel(&c, p->topk_start, groups_for(256, q->scan_wg), q->scan_wg);
+        err = chain_kernel(&c, p->topk_sample, 1, q->scan_wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_range_count, 11, ARG(r->keys), ARG(n), ARG(slice), ARG(low), ARG(mask),
+                       KEY_ORDER_ARGS(&ka), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_range_count, groups, q->wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_range_plan, 5, ARG(group_count), ARG(k), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_range_plan, 1, 1);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_hist, 10, ARG(r->keys), ARG(n), ARG(slice), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka),
+                       ARG(b[STATE]), ARG(b[TABLE]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_hist, groups, q->wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_plan, 6, ARG(b[TABLE]), ARG(group_count), ARG(k), ARG(b[STATE]), ARG(b[BELOW]),
+                       ARG(b[EQUAL]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_plan, 1, q->scan_wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_split, 15, ARG(r->keys), ARG(n), ARG(slice), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka),
+                       ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]),
+                       ARG(b[CANDIDATES]), ARG(b[CANDIDATE_POSITIONS]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_split, groups, q->wg);
     for (cl_uint digit = digits; digit-- > 0 && err == CL_SUCCESS;) {
-        err = set_args(p->topk_count, 10, ARG(r->keys), ARG(n), ARG(digit), ARG(ka.begin_bit), ARG(ka.end_bit),
+        err = set_args(p->topk_count, 9, ARG(b[CANDIDATES]), ARG(digit), ARG(ka.begin_bit), ARG(ka.end_bit),
                        KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]));
         if (err == CL_SUCCESS)
             err = chain_kernel(&c, p->topk_count, groups, q->wg);
@@ -119,8 +196,8 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
             err = chain_kernel(&c, p->topk_pick, 1, 1);
     }
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_chunk_counts, 11, ARG(r->keys), ARG(n), ARG(chunk), ARG(ka.begin_bit),
-                       ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[BELOW]), ARG(b[EQUAL]));
+        err = set_args(p->topk_chunk_counts, 10, ARG(b[CANDIDATES]), ARG(ka.begin_bit), ARG(ka.end_bit),
+                       KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_chunk_counts, groups, q->wg);
     if (err == CL_SUCCESS)
@@ -128,95 +205,107 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_chunk_scan, 1, 1);
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_gather, 14, ARG(r->keys), ARG(n), ARG(chunk), ARG(ka.begin_bit), ARG(ka.end_bit),
-                       KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]),
-                       ARG(b[KEYS]), ARG(b[POSITIONS]));
+        err = set_args(p->topk_gather, 13, ARG(b[CANDIDATES]), ARG(b[CANDIDATE_POSITIONS]), ARG(ka.begin_bit),
+                       ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]),
+                       ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_gather, groups, q->wg);
     pthread_mutex_unlock(&sorter->lock);
     clradix_status status = status_from_cl(err);
-
-    /* The k survivors, in input order, sorted stably with their positions. */
-    cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS) {
-        sort_request s = *r;
-        s.keys = b[KEYS];
-        s.values = b[POSITIONS];
-        s.value_size = sizeof(cl_uint);
-        s.argsort = 0;
-        s.n = t->k;
-        s.keys_size = bytes[KEYS];
-        s.values_size = bytes[POSITIONS];
-        status = dispatch_sort(sorter, queue, &s, 1, &c.last, &sorted);
-    }
-    chain out = { queue, 1, &sorted, NULL };
-    if (status == CLRADIX_SUCCESS) {
-        pthread_mutex_lock(&sorter->lock);
-        err = set_args(p->topk_write, 3, ARG(b[KEYS]), ARG(b[POSITIONS]), ARG(k));
-        if (err == CL_SUCCESS)
-            err = set_outputs(p->topk_write, 3, t, &b[POSITIONS]);
-        if (err == CL_SUCCESS)
-            err = chain_kernel(&out, p->topk_write, groups_for(t->k, q->scan_wg), q->scan_wg);
-        pthread_mutex_unlock(&sorter->lock);
-        status = status_from_cl(err);
+        status = sort_and_write(sorter, queue, p, t, b[KEYS], b[POSITIONS], NULL, c.last, event);
+        c.last = NULL;
     }
     if (c.last)
         clReleaseEvent(c.last);
-    if (sorted)
-        clReleaseEvent(sorted);
     release_all(b, BUFFERS);
-    return hand_over(status, out.last, event);
+    return status;
 }
 
-/* Rows: a segmented argsort of the rows (positions in the whole array), then each row's
-   first k written out. */
-static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
-                                   const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+/* A flat top-k of many of the keys: the first k of a full argsort (cheaper there than the
+   select, see the tuning table's topk_sort). */
+static clradix_status enqueue_prefix(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+                                     const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
-    const sort_request *r = &t->r;
-    const size_t order_bytes = r->n * sizeof(cl_uint), offsets_bytes = (t->rows + 1) * sizeof(cl_uint);
+    const size_t order_bytes = t->r.n * sizeof(cl_uint);
     if (order_bytes > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    cl_uint *offsets = malloc(offsets_bytes);
-    if (!offsets)
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    for (size_t i = 0; i <= t->rows; ++i)
-        offsets[i] = (cl_uint)(i * t->row_length);
     cl_int err = CL_SUCCESS;
-    cl_mem b[2];
-    b[0] = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, offsets_bytes, offsets, &err);
-    b[1] = temporary(sorter, order_bytes, &err);
-    free(offsets);
+    cl_mem order = temporary(sorter, order_bytes, &err);
     clradix_status status = status_from_cl(err);
-
     cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS) {
-        sort_request s = *r;
-        s.values = b[1];
+        sort_request s = t->r;  /* an argsort: the keys are only read */
+        s.values = order;
         s.value_size = sizeof(cl_uint);
         s.values_size = order_bytes;
-        s.segmented = 1;
-        s.offsets = b[0];
-        s.num_segments = t->rows;
         status = dispatch_sort(sorter, queue, &s, num_wait, wait_list, &sorted);
     }
     chain out = { queue, 1, &sorted, NULL };
     if (status == CLRADIX_SUCCESS) {
-        const cl_uint rows = (cl_uint)t->rows, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
+        const cl_uint k = (cl_uint)t->k;
         const size_t wg = p->params.scan_wg;
         pthread_mutex_lock(&sorter->lock);
-        err = set_args(p->topk_rows_write, 5, ARG(r->keys), ARG(b[1]), ARG(rows), ARG(row_length), ARG(k));
+        err = set_args(p->topk_prefix_write, 3, ARG(t->r.keys), ARG(order), ARG(k));
         if (err == CL_SUCCESS)
-            err = set_outputs(p->topk_rows_write, 5, t, &b[1]);
+            err = set_outputs(p->topk_prefix_write, 3, t, &order);
         if (err == CL_SUCCESS)
-            err = chain_kernel(&out, p->topk_rows_write, groups_for(t->rows, wg), wg);
+            err = chain_kernel(&out, p->topk_prefix_write, groups_for(t->k, wg), wg);
         pthread_mutex_unlock(&sorter->lock);
         status = status_from_cl(err);
     }
     if (sorted)
         clReleaseEvent(sorted);
-    release_all(b, 2);
+    if (order)
+        clReleaseMemObject(order);
     return hand_over(status, out.last, event);
+}
+
+/* Rows: each row's survivors selected by one work-group, then sorted as segments of k. */
+static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+                                   const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    const sort_request *r = &t->r;
+    const size_t count = t->rows * t->k, groups = select_groups(sorter, &p->params);
+    enum { KEYS, POSITIONS, OFFSETS, BUFFERS };
+    const size_t bytes[BUFFERS] = { count * r->key_bytes, count * sizeof(cl_uint), (t->rows + 1) * sizeof(cl_uint) };
+    if (bytes[KEYS] > sorter->limits.max_alloc || bytes[POSITIONS] > sorter->limits.max_alloc
+        || (cl_ulong)bytes[KEYS] + bytes[POSITIONS] + bytes[OFFSETS] > device_budget(sorter))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    cl_uint *offsets = malloc(bytes[OFFSETS]);
+    if (!offsets)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    for (size_t i = 0; i <= t->rows; ++i)
+        offsets[i] = (cl_uint)(i * t->k);
+    cl_int err = CL_SUCCESS;
+    cl_mem b[BUFFERS];
+    b[KEYS] = temporary(sorter, bytes[KEYS], &err);
+    b[POSITIONS] = temporary(sorter, bytes[POSITIONS], &err);
+    b[OFFSETS] = err == CL_SUCCESS ? clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                    bytes[OFFSETS], offsets, &err)
+                                   : NULL;
+    free(offsets);
+    key_args ka;
+    make_key_args(r, &ka);
+    const cl_uint rows = (cl_uint)t->rows, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
+    const cl_uint digits = (r->end_bit - r->begin_bit + 7) / 8;
+    chain c = { queue, num_wait, wait_list, NULL };
+    pthread_mutex_lock(&sorter->lock);
+    if (err == CL_SUCCESS)
+        err = set_args(p->topk_rows_select, 12, ARG(r->keys), ARG(rows), ARG(row_length), ARG(k), ARG(digits),
+                       ARG(ka.begin_bit), ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[KEYS]), ARG(b[POSITIONS]));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&c, p->topk_rows_select, t->rows < groups ? t->rows : groups, p->params.wg);
+    pthread_mutex_unlock(&sorter->lock);
+    clradix_status status = status_from_cl(err);
+    if (status == CLRADIX_SUCCESS) {
+        status = sort_and_write(sorter, queue, p, t, b[KEYS], b[POSITIONS], b[OFFSETS], c.last, event);
+        c.last = NULL;
+    }
+    if (c.last)
+        clReleaseEvent(c.last);
+    release_all(b, BUFFERS);
+    return status;
 }
 
 /* A checked call's commands: a marker when nothing is to be written. */
@@ -235,8 +324,11 @@ static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queu
                                               0, &p);
     if (status != CLRADIX_SUCCESS)
         return status;
-    return t->rows == 1 ? enqueue_select(sorter, queue, p, t, num_wait, wait_list, event)
-                        : enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event);
+    const unsigned sort_share = p->params.topk_sort;
+    if (t->rows > 1)
+        return enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event);
+    return sort_share && t->k >= t->r.n / sort_share ? enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event)
+                                                     : enqueue_select(sorter, queue, p, t, num_wait, wait_list, event);
 }
 
 static clradix_status topk_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,

@@ -18,6 +18,7 @@ typedef struct row_params {
     unsigned strategy;        /* STRATEGY: flat sorts past SMALL_N by STRATEGY_LSD (1) or STRATEGY_PARTITION (2) */
     unsigned medium_n;        /* MEDIUM_N: most keys of a segment that one work-group sorts by passes of its own */
     unsigned local_n;         /* LOCAL_N: most keys of a segment sorted in local memory, a power of two (0: SMALL_N) */
+    unsigned topk_sort;       /* TOPK_SORT: a flat top-k of k >= n / TOPK_SORT keys takes a full sort's prefix (0: never) */
 } row_params;
 
 typedef struct tuning_row {
@@ -29,30 +30,31 @@ typedef struct tuning_row {
 } tuning_row;
 
 /* Fields: radix_bits, work_group_size, keys_per_item, rank_bits, groups_per_unit,
-   hist_copies, fused (1 no, 2 yes), small_n (1: none); strategy, medium_n, local_n. */
+   hist_copies, fused (1 no, 2 yes), small_n (1: none); strategy, medium_n, local_n, topk_sort. */
 static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
        that fit the caches; POCL runs a work-group on one thread. Flat sorts partition
        first (at 2^24 keys 1.7-2.0x faster than LSD passes on POCL pthread, 1.2-2.5x on
        POCL basic, in one run each; README): segments of up to 2^17 keys (two copies of
        32-bit keys in 1 MiB) in local memory, which is cached memory there, larger ones
-       partitioned again. Measured on POCL 3.1. */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072 },
+       partitioned again. A top-k always selects: a full argsort's prefix was slower at every
+       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Measured on POCL 3.1. */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0 },
       "CPUs" },
     /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
        4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
        exactly this shape in 48 KiB of local memory (NVIDIA's limit per group; AMD and
        Intel have 64). Other variants use smaller tiles where they must: README.md lists
-       them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's. Not
-       yet measured on a GPU. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0 }, "NVIDIA GPUs" },
-    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0 },
+       them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's; a top-k
+       of a quarter of the keys or more by a full sort's prefix. Not yet measured on a GPU. */
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "NVIDIA GPUs" },
+    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
       "AMD GPUs" },
-    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0 }, "Intel GPUs" },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "Intel GPUs" },
     /* Other GPUs: 32-bit keys as given in 32 KiB. */
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, { { 8, 128, 8, 4, 8, 2, 1, 1024 }, STRATEGY_LSD, 8192, 0 }, "other GPUs" },
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, { { 8, 128, 8, 4, 8, 2, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 }, "other GPUs" },
     /* Anything else: small, conservative shape. */
-    { NULL, CL_DEVICE_TYPE_ALL, NULL, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0 }, "any other device" },
+    { NULL, CL_DEVICE_TYPE_ALL, NULL, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0, 4 }, "any other device" },
 };
 
 /* A row's fields by their CLRADIX_TUNING names: first those of clradix_tuning in version
@@ -71,6 +73,7 @@ static const struct { const char *name; size_t offset; } tuning_fields[] = {
     { "STRATEGY", offsetof(row_params, strategy) },
     { "MEDIUM_N", offsetof(row_params, medium_n) },
     { "LOCAL_N", offsetof(row_params, local_n) },
+    { "TOPK_SORT", offsetof(row_params, topk_sort) },
 };
 enum { TUNING_FIELDS = sizeof tuning_fields / sizeof tuning_fields[0], PUBLIC_FIELDS = 8 };
 
@@ -119,7 +122,8 @@ static clradix_status apply_overrides(const row_params *over, size_t fields, row
         || (t->hist_copies && !is_power_of_two(t->hist_copies)))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (fields > PUBLIC_FIELDS && (over->strategy > STRATEGY_PARTITION || over->medium_n > (1u << 24)
-                                   || over->local_n > (1u << 20) || (over->local_n && !is_power_of_two(over->local_n))))
+                                   || over->local_n > (1u << 20) || (over->local_n && !is_power_of_two(over->local_n))
+                                   || over->topk_sort > 1024))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     for (size_t f = 0; f < fields; ++f)
         if (tuning_value(over, f))
@@ -184,6 +188,7 @@ static void params_from(const row_params *row, const device_limits *limits, radi
     params->strategy = row->strategy;
     params->medium_n = row->medium_n;
     params->local_n = row->local_n;
+    params->topk_sort = row->topk_sort;
 }
 
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
@@ -200,7 +205,7 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
 
     const char *env = getenv("CLRADIX_TUNING");
     if (env && *env) {
-        row_params from_env = { { 0 }, 0, 0, 0 };
+        row_params from_env = { { 0 }, 0, 0, 0, 0 };
         clradix_status status = parse_tuning(env, &from_env);
         if (status == CLRADIX_SUCCESS)
             status = apply_overrides(&from_env, TUNING_FIELDS, &chosen);
@@ -208,7 +213,7 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
             return status;
     }
     if (tuning) {
-        row_params from_caller = { *tuning, 0, 0, 0 };
+        row_params from_caller = { *tuning, 0, 0, 0, 0 };
         clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
         if (status != CLRADIX_SUCCESS)
             return status;
@@ -304,7 +309,7 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
                                    size_t *local_bytes)
 {
-    row_params chosen = tuning_table[0].params, from_caller = { *row, 0, 0, 0 };
+    row_params chosen = tuning_table[0].params, from_caller = { *row, 0, 0, 0, 0 };
     clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
     if (status != CLRADIX_SUCCESS)
         return status;

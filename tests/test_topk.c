@@ -126,6 +126,48 @@ START_TEST(test_arguments)
 }
 END_TEST
 
+/* Checks clradix_topk_host of keys (u32) with sorter against the oracle's first k. */
+static void check_host_topk(clradix_sorter *sorter, const uint32_t *keys, size_t n, size_t k, const char *what)
+{
+    uint32_t *out = malloc(k * sizeof *out), *indices = malloc(k * sizeof *indices);
+    ck_assert_int_eq(clradix_topk_host(sorter, NULL, CLRADIX_U32, keys, n, k, out, indices, 4, NULL), CLRADIX_SUCCESS);
+    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
+    for (size_t i = 0; i < k; ++i) {
+        ck_assert_msg(indices[i] == perm[i], "%s: index %zu is %u, not %zu", what, i, indices[i], perm[i]);
+        ck_assert_msg(out[i] == keys[perm[i]], "%s: key %zu", what, i);
+    }
+    free(perm);
+    free(out);
+    free(indices);
+}
+
+/* The select's two ways to its candidates, and the full sort's prefix: a sample of keys
+   that misleads (the sampled positions hold the smallest keys, so the range it gives
+   holds too few), and a sorter whose tuning sends a large k to a full argsort. */
+START_TEST(test_paths)
+{
+    enum { N = 100000, SAMPLES = 4096 };
+    uint32_t *keys = malloc(N * sizeof *keys);
+    for (size_t i = 0; i < N; ++i)
+        keys[i] = 0x80000000u + (uint32_t)(i * 2654435761u % 7);
+    for (size_t j = 0; j < SAMPLES; ++j)
+        keys[j * N / SAMPLES] = (uint32_t)(j % 3);  /* what topk_sample reads */
+    check_host_topk(dev.sorter, keys, N, 5000, "sample misleads");
+    check_host_topk(dev.sorter, keys, N, 100, "sample right");
+
+    const char *own = getenv("CLRADIX_TUNING");
+    ck_assert_msg(!own || !*own, "the test sets CLRADIX_TUNING itself");
+    setenv("CLRADIX_TUNING", "TOPK_SORT=4", 1);
+    clradix_sorter *by_sort;
+    const clradix_status status = clradix_sorter_create(dev.context, dev.device, &by_sort);
+    unsetenv("CLRADIX_TUNING");
+    ck_assert_int_eq(status, CLRADIX_SUCCESS);
+    check_host_topk(by_sort, keys, N, N / 3, "full sort's prefix");
+    clradix_sorter_release(by_sort);
+    free(keys);
+}
+END_TEST
+
 /* The device call only enqueues: its event stays open while a user event on its wait
    list does, and the result comes once that opens. */
 START_TEST(test_waits_for_the_wait_list)
@@ -167,6 +209,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_select, 0, test_full_scope() ? 8 : 3);
     tcase_add_test(tc, test_rows);
+    tcase_add_test(tc, test_paths);
     tcase_add_test(tc, test_arguments);
     /* POCL's basic device hangs in clSetUserEventStatus when a command waits on the event
        (pocl/pocl#1177, see test_calls.c): the user-event test runs on the others. */

@@ -70,7 +70,8 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-pyopencl", action="store_true", help="only the host rows")
     parser.add_argument("--topk", type=int, default=0,
-                        help="also the k smallest keys, sorted: clradix.topk next to numpy.argpartition and a sort "
+                        help="also the k smallest keys, sorted (of the whole array, and of every row of the matrix): "
+                             "clradix.topk next to numpy.argpartition and a sort "
                              "of the k (0: no top-k rows)")
     parser.add_argument("--matrix", default="4096x4096",
                         help="ROWSxCOLUMNS of the matrix sorted along its rows and argsorted along its columns "
@@ -140,6 +141,21 @@ def main(argv=None):
                 ("clradix argsort(axis=0)", "columns", lambda: clradix.argsort(m, axis=0, sorter=sorter), columns_same),
                 ("numpy argsort(axis=0, stable)", "columns", lambda: np.argsort(m, axis=0, kind="stable"),
                  columns_same)])
+            if 0 < args.topk <= matrix[1]:  # the k smallest of every row
+                k = args.topk
+                rows_k = by_rows[:, :k]
+
+                def numpy_rows_topk():
+                    part = np.take_along_axis(m, np.argpartition(m, k - 1, axis=-1)[:, :k], -1)
+                    return np.take_along_axis(part, np.argsort(part, axis=-1, kind="stable"), -1)
+
+                def rows_k_same(result):
+                    return result.tobytes() == rows_k.tobytes()
+
+                report(dtype, f"{label} top {k}", m.size, [
+                    ("clradix.topk(axis=-1)", "rows top-k",
+                     lambda: clradix.topk(m, k, axis=-1, largest=False, sorter=sorter)[0], rows_k_same),
+                    ("numpy argpartition + sort", "rows top-k", numpy_rows_topk, rows_k_same)])
         for n in sizes:
             keys = make_keys(dtype, n, seed=n)
             reference = np.sort(keys, kind="stable")
