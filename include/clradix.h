@@ -466,18 +466,24 @@ CLRADIX_API clradix_status clradix_argsort_host_multi(clradix_sorter *const *sor
  * CLRADIX_ERROR_INVALID_BUFFER. The result is the prefix of the stable sort, the same bytes
  * on every device.
  *
- * clradix_topk selects by radix select on the device: for each digit of the bit range,
- * from the top, one read of the keys counts the digits of those that can still be the
- * k-th, and the digit holding it is chosen on the device; the keys before it in the order
- * and the first of those equal to it are then gathered in input order and sorted stably
- * with their positions. The number of launches depends on the key width only, and nothing
- * is read back or waited for: as the other device-buffer calls, it enqueues and returns,
- * with an event for the whole. Temporaries: about k keys and k 4-byte positions.
+ * clradix_topk selects by radix select on the device. Two reads of the keys cut them down
+ * to candidates: a sample bounds the top digit of the k-th key to a range, a count checks
+ * it (should the sample mislead, a count of every top digit takes its place), and a split
+ * keeps the keys below the range (they are in) and those inside it (the candidates), in
+ * input order. The candidates alone (about n / 256 of random keys) then decide the k-th
+ * key digit by digit, from the top; the keys before it in the order and the first of
+ * those equal to it are sorted stably with their positions. The number of launches
+ * depends on the key width only, and nothing is read back or waited for: as the other
+ * device-buffer calls, it enqueues and returns, with an event for the whole. Where the
+ * device's tuning row says a full sort is faster for so large a k (TOPK_SORT, see the
+ * README), the first k of a full argsort instead. Temporaries: up to n keys and n 4-byte
+ * positions (the candidates), and k of each.
  *
  * Rows (clradix_topk_rows): rows x row_length keys, row-major, the first k of each row's
  * stable sort into out_keys / out_indices (rows x k, row-major), indices being positions
- * within the row; k > row_length: CLRADIX_ERROR_INVALID_ARGUMENT. They are taken from a
- * segmented argsort of the rows (one segment each): temporaries of n 4-byte positions.
+ * within the row; k > row_length: CLRADIX_ERROR_INVALID_ARGUMENT. One work-group selects
+ * each row's k (a radix select of its own over the row), and a segmented sort of k keys per
+ * row orders them: temporaries of rows x k keys and 4-byte positions.
  * The _host forms take and fill host arrays and block; they need the keys and the
  * temporaries to fit the device at once (else CLRADIX_ERROR_OUT_OF_RESOURCES).
  * ------------------------------------------------------------------------------ */

@@ -10,16 +10,18 @@
 #   --device   clradix's device spec (index or name substring, as CLRADIX_DEVICE); default:
 #              CLRADIX_DEVICE, else the first GPU that clradix-bench --list shows
 #   --n        sizes (default 2^20,2^22,2^24,2^26,2^28); --runs: timed sorts per size (10)
-#   --suites   Check suites to run on the device (default: sort keys calls random hardening)
+#   --suites   Check suites to run on the device (default: sort keys calls random hardening
+#              segments topk)
 #   --build-dir, --no-build   where to build (default build-gpu-check; paths are the caller's),
 #              or use a build there
-#   --out      results: suites.log, clradix-*.csv, vendor.csv, table.txt (default BUILD_DIR/gpu-check)
+#   --out      results: suites.log, clradix-*.csv, vendor.csv, table.txt, clradix-engines.txt (the
+#              strategies, segments and top-k at the largest size) (default BUILD_DIR/gpu-check)
 set -eu
 caller=$(pwd)
 device=${CLRADIX_DEVICE:-}
 sizes=2^20,2^22,2^24,2^26,2^28
 runs=10
-suites="sort keys calls random hardening"
+suites="sort keys calls random hardening segments topk"
 build="build-gpu-check"
 do_build=1
 out=
@@ -83,6 +85,10 @@ bench_status=passed
     --csv "$out/clradix-keys.csv" || bench_status=FAILED
 "$bench" --device "$device" --type u32 --pairs 4 --n "$sizes" --runs "$runs" --no-qsort --no-boost \
     --csv "$out/clradix-pairs.csv" || bench_status=FAILED
+# Side by side at the largest size: both flat strategies, a segmented sort and top-k.
+"$bench" --device "$device" --type u32 --n "${sizes##*,}" --runs "$runs" --no-qsort --no-boost \
+    --strategy default,lsd,partition --segments 4096 --topk 1024,65536 >"$out/clradix-engines.txt" \
+    || bench_status=FAILED
 
 # The vendor's sort on the same GPU and sizes.
 vendor_status="not available"
@@ -120,4 +126,5 @@ fi
     echo "ratio: the vendor's median time / clradix's (above 1: clradix is faster)"
     echo "device suites: $suite_status; benchmark results verified: $bench_status; vendor sort: $vendor_status"
 } | tee "$out/table.txt"
+cat "$out/clradix-engines.txt" 2>/dev/null || true
 [ "$suite_status" != FAILED ] && [ "$bench_status" = passed ]

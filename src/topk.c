@@ -17,6 +17,7 @@ typedef struct topk_call {
     size_t rows, row_length, k;  /* a flat top-k is one row of n keys */
     cl_mem out_keys, out_indices;
     size_t index_size;           /* 0 when no indices are wanted */
+    cl_ulong held;               /* device bytes the call holds already (the host forms' copies) */
 } topk_call;
 
 /* The checks every top-k call shares (no buffers): fills t. */
@@ -139,7 +140,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     const size_t bytes[BUFFERS] = { r->key_bytes, (6 + 256) * sizeof(cl_uint), 256 * groups * sizeof(cl_uint),
                                     chunks * sizeof(cl_uint), chunks * sizeof(cl_uint), r->n * r->key_bytes,
                                     r->n * sizeof(cl_uint), t->k * r->key_bytes, t->k * sizeof(cl_uint) };
-    cl_ulong total = 0;
+    cl_ulong total = t->held;
     for (int i = 0; i < BUFFERS; ++i)
         total += bytes[i];
     if (bytes[CANDIDATES] > sorter->limits.max_alloc || bytes[CANDIDATE_POSITIONS] > sorter->limits.max_alloc
@@ -270,7 +271,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     enum { KEYS, POSITIONS, OFFSETS, BUFFERS };
     const size_t bytes[BUFFERS] = { count * r->key_bytes, count * sizeof(cl_uint), (t->rows + 1) * sizeof(cl_uint) };
     if (bytes[KEYS] > sorter->limits.max_alloc || bytes[POSITIONS] > sorter->limits.max_alloc
-        || (cl_ulong)bytes[KEYS] + bytes[POSITIONS] + bytes[OFFSETS] > device_budget(sorter))
+        || t->held + bytes[KEYS] + bytes[POSITIONS] + bytes[OFFSETS] > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     cl_uint *offsets = malloc(bytes[OFFSETS]);
     if (!offsets)
@@ -399,6 +400,7 @@ static clradix_status topk_host(clradix_sorter *sorter, cl_command_queue queue, 
     t.r.keys = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | key_flags, t.r.keys_size, (void *)keys, &err);
     t.out_keys = out_keys ? temporary(sorter, key_out, &err) : NULL;
     t.out_indices = out_indices ? temporary(sorter, index_out, &err) : NULL;
+    t.held = (cl_ulong)t.r.keys_size + key_out + index_out;
     status = status_from_cl(err);
     cl_event done = NULL;
     if (status == CLRADIX_SUCCESS)

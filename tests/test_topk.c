@@ -143,7 +143,8 @@ static void check_host_topk(clradix_sorter *sorter, const uint32_t *keys, size_t
 
 /* The select's two ways to its candidates, and the full sort's prefix: a sample of keys
    that misleads (the sampled positions hold the smallest keys, so the range it gives
-   holds too few), and a sorter whose tuning sends a large k to a full argsort. */
+   holds too few), with one work-item per group and with 64, and a sorter whose tuning
+   sends a large k to a full argsort. */
 START_TEST(test_paths)
 {
     enum { N = 100000, SAMPLES = 4096 };
@@ -154,6 +155,13 @@ START_TEST(test_paths)
         keys[j * N / SAMPLES] = (uint32_t)(j % 3);  /* what topk_sample reads */
     check_host_topk(dev.sorter, keys, N, 5000, "sample misleads");
     check_host_topk(dev.sorter, keys, N, 100, "sample right");
+    const clradix_tuning gpu_like = { .radix_bits = 8, .work_group_size = 64, .keys_per_item = 4, .rank_bits = 4,
+                                      .groups_per_unit = 3 };
+    clradix_sorter *groups;  /* work-groups of 64 work-items: the kernels' paths for GPUs */
+    ck_assert_int_eq(clradix_sorter_create_tuned(dev.context, dev.device, &gpu_like, &groups), CLRADIX_SUCCESS);
+    check_host_topk(groups, keys, N, 5000, "sample misleads, work-groups of 64");
+    check_host_topk(groups, keys, N, 100, "sample right, work-groups of 64");
+    clradix_sorter_release(groups);
 
     const char *own = getenv("CLRADIX_TUNING");
     ck_assert_msg(!own || !*own, "the test sets CLRADIX_TUNING itself");
