@@ -79,6 +79,28 @@ int topk_matches(radix_key image, uint above, radix_key prefix)
     return (above >= KEY_BITS ? (radix_key)0 : (radix_key)(image >> above)) == prefix;
 }
 
+/* One more key of this digit, in the group's local counts. */
+void topk_count_digit(__local uint *counts, uint digit)
+{
+#if WG == 1
+    ++counts[digit];
+#else
+    atomic_inc(&counts[digit]);
+#endif
+}
+
+/* Counts digit `shift / 8` of the keys keys[first], keys[first + stride], ... below
+   last whose digits above it equal prefix. */
+void topk_count_matching(__global const radix_key *keys, uint first, uint last, uint stride, uint shift,
+                         uint begin_bit, uint end_bit, key_order order, radix_key prefix, __local uint *counts)
+{
+    for (uint i = first; i < last; i += stride) {
+        const radix_key image = masked_image(keys[i], begin_bit, end_bit, order);
+        if (topk_matches(image, shift + 8, prefix))
+            topk_count_digit(counts, (uint)(image >> shift) & (TOPK_RADIX - 1));
+    }
+}
+
 /* The digit that holds the want-th key (want >= 1) by the digits' counts; *before
    receives how many keys lie in lower digits. */
 uint topk_choose(__local const uint *counts, uint want, uint *before)
@@ -187,20 +209,28 @@ void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint l
 #endif
 }
 
+/* below[0 .. count) and equal[0 .. count) made exclusive prefix sums, in place (one
+   work-item; few entries); returns their totals. */
+uint2 topk_exclusive_sums(__global uint *below, __global uint *equal, uint count)
+{
+    uint2 sums = (uint2)(0, 0);
+    for (uint g = 0; g < count; ++g) {
+        const uint2 here = (uint2)(below[g], equal[g]);
+        below[g] = sums.x;
+        equal[g] = sums.y;
+        sums += here;
+    }
+    return sums;
+}
+
 /* One work-item: the slices' counts made exclusive prefix sums (in place), and whether
    the range holds the k-th key: then the keys below it are in and those inside it are
    the candidates. */
 __kernel void topk_range_plan(uint groups, uint k, __global uint *state, __global uint *below_at,
                               __global uint *equal_at)
 {
-    uint less = 0, inside = 0;
-    for (uint g = 0; g < groups; ++g) {
-        const uint l = below_at[g], s = equal_at[g];
-        below_at[g] = less;
-        equal_at[g] = inside;
-        less += l;
-        inside += s;
-    }
+    const uint2 sums = topk_exclusive_sums(below_at, equal_at, groups);
+    const uint less = sums.x, inside = sums.y;
     const uint settled = less < k && k - less <= inside;
     state[TOPK_SETTLED] = settled;
     if (settled) {
@@ -225,14 +255,8 @@ void topk_hist(__global const radix_key *keys, uint n, uint slice, uint low, uin
     barrier(CLK_LOCAL_MEM_FENCE);
     uint first, last;
     topk_slice(n, slice, &first, &last);
-    for (uint i = first + lid; i < last; i += WG) {
-        const uint digit = topk_top_digit(keys[i], low, mask, KEY_ORDER);
-#if WG == 1
-        ++counts[digit];
-#else
-        atomic_inc(&counts[digit]);
-#endif
-    }
+    for (uint i = first + lid; i < last; i += WG)
+        topk_count_digit(counts, topk_top_digit(keys[i], low, mask, KEY_ORDER));
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint groups = get_num_groups(0), group = get_group_id(0);
     for (uint d = lid; d < TOPK_RADIX; d += WG)
@@ -274,16 +298,8 @@ void topk_plan(__global const uint *table, uint groups, uint k, __global uint *s
         equal_at[g] = table[digit * groups + g];
     }
     barrier(CLK_GLOBAL_MEM_FENCE);
-    if (lid == 0) {
-        uint less = 0, same = 0;
-        for (uint g = 0; g < groups; ++g) {
-            const uint l = below_at[g], s = equal_at[g];
-            below_at[g] = less;
-            equal_at[g] = same;
-            less += l;
-            same += s;
-        }
-    }
+    if (lid == 0)
+        topk_exclusive_sums(below_at, equal_at, groups);
 }
 
 /* Key i to the survivors (top digit below lo) or to the candidates (inside [lo, hi]),
@@ -363,17 +379,8 @@ void topk_count(__global const radix_key *candidates, uint digit, uint begin_bit
     for (uint d = lid; d < TOPK_RADIX; d += WG)
         counts[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const radix_key want = *prefix;
-    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
-        const radix_key image = masked_image(candidates[i], begin_bit, end_bit, KEY_ORDER);
-        if (topk_matches(image, shift + 8, want)) {
-#if WG == 1
-            ++counts[(uint)(image >> shift) & (TOPK_RADIX - 1)];
-#else
-            atomic_inc(&counts[(uint)(image >> shift) & (TOPK_RADIX - 1)]);
-#endif
-        }
-    }
+    topk_count_matching(candidates, get_global_id(0), n, get_global_size(0), shift, begin_bit, end_bit, KEY_ORDER,
+                        *prefix, counts);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < TOPK_RADIX; d += WG)
         if (counts[d])
@@ -393,6 +400,15 @@ __kernel void topk_pick(__global radix_key *prefix, __global uint *state)
     const uint digit = topk_choose(counts, state[TOPK_REMAINING], &before);
     state[TOPK_REMAINING] -= before;
     *prefix = (radix_key)((radix_key)(*prefix << 8) | (radix_key)digit);
+}
+
+/* A key's slot among the survivors when it lies below the threshold (below) or equals it
+   (equal), with less_before keys below it and same_before equal to it before it in input
+   order; UINT_MAX when it is out. */
+uint topk_slot(int below, int equal, uint less_before, uint same_before, uint remaining)
+{
+    return below ? less_before + min(same_before, remaining)
+           : equal && same_before < remaining ? less_before + same_before : UINT_MAX;
 }
 
 /* Work-item g's chunk of the candidates (each of the global size's chunks alike). */
@@ -426,14 +442,7 @@ void topk_chunk_counts(__global const radix_key *candidates, uint begin_bit, uin
 /* One work-item: the chunks' counts made exclusive prefix sums (few chunks). */
 __kernel void topk_chunk_scan(__global uint *below, __global uint *equal, uint chunks)
 {
-    uint less = 0, same = 0;
-    for (uint g = 0; g < chunks; ++g) {
-        const uint l = below[g], s = equal[g];
-        below[g] = less;
-        equal[g] = same;
-        less += l;
-        same += s;
-    }
+    topk_exclusive_sums(below, equal, chunks);
 }
 
 /* Per work-item: its chunk's candidates that survive, in input order, with their
@@ -453,11 +462,10 @@ void topk_gather(__global const radix_key *candidates, __global const uint *cand
     uint less = below[get_global_id(0)], same = equal[get_global_id(0)];
     for (uint i = first; i < last; ++i) {
         const radix_key key = candidates[i], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
-        uint slot = UINT_MAX;
-        if (image < threshold)
-            slot = less++ + min(same, remaining);
-        else if (image == threshold && same < remaining)
-            slot = less + same++;
+        const int below_it = image < threshold, equal_it = image == threshold;
+        const uint slot = topk_slot(below_it, equal_it, less, same, remaining);
+        less += below_it;
+        same += equal_it;
         if (slot != UINT_MAX) {
             survivors[base + slot] = key;
             survivor_positions[base + slot] = candidate_positions[i];
@@ -491,16 +499,7 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
             for (uint d = lid; d < TOPK_RADIX; d += WG)
                 counts[d] = 0;
             barrier(CLK_LOCAL_MEM_FENCE);
-            for (uint j = lid; j < row_length; j += WG) {
-                const radix_key image = masked_image(row_keys[j], begin_bit, end_bit, KEY_ORDER);
-                if (topk_matches(image, shift + 8, prefix)) {
-#if WG == 1
-                    ++counts[(uint)(image >> shift) & (TOPK_RADIX - 1)];
-#else
-                    atomic_inc(&counts[(uint)(image >> shift) & (TOPK_RADIX - 1)]);
-#endif
-                }
-            }
+            topk_count_matching(row_keys, lid, row_length, WG, shift, begin_bit, end_bit, KEY_ORDER, prefix, counts);
             barrier(CLK_LOCAL_MEM_FENCE);
             if (lid == 0) {
                 uint before;
@@ -517,11 +516,10 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
 #if WG == 1
         for (uint j = 0; j < row_length; ++j) {
             const radix_key key = row_keys[j], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
-            uint slot = UINT_MAX;
-            if (image < prefix)
-                slot = less++ + min(same, remaining);
-            else if (image == prefix && same < remaining)
-                slot = less + same++;
+            const int below_it = image < prefix, equal_it = image == prefix;
+            const uint slot = topk_slot(below_it, equal_it, less, same, remaining);
+            less += below_it;
+            same += equal_it;
             if (slot != UINT_MAX) {
                 row_survivors[slot] = key;
                 row_positions[slot] = j;
@@ -539,12 +537,8 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
             }
             uint tile = 0;
             const uint before = topk_tile_rank(flag, scan, &tile);
-            const uint less_before = less + (before & 0xFFFF), same_before = same + (before >> 16);
-            uint slot = UINT_MAX;
-            if (flag == 1)
-                slot = less_before + min(same_before, remaining);
-            else if (flag && same_before < remaining)
-                slot = less_before + same_before;
+            const uint slot = topk_slot(flag == 1, flag == 1u << 16, less + (before & 0xFFFF), same + (before >> 16),
+                                        remaining);
             if (slot != UINT_MAX) {
                 row_survivors[slot] = key;
                 row_positions[slot] = j;
