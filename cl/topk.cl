@@ -25,7 +25,9 @@
  * with their positions gives the result. Everything the data decides stays on the device.
  *
  * Rows: one work-group selects a whole row at a time (topk_rows_select), each row's
- * survivors in input order; a segmented sort of them follows.
+ * survivors in input order; a segmented sort of them follows. Rows longer than a
+ * work-group's share (and a flat top-k of a large k, where the tuning row says so) take
+ * the prefix of a full sort instead (topk_prefix_write).
  *
  * Shared state: prefix (one radix_key), and state[] below.
  */
@@ -415,7 +417,9 @@ uint topk_slot(int below, int equal, uint less_before, uint same_before, uint re
 void topk_chunk(__global const uint *state, uint *first, uint *last)
 {
     const uint n = state[TOPK_CANDIDATES], chunks = get_global_size(0);
-    const uint chunk = (uint)(((ulong)n + chunks - 1) / chunks);  /* (a udiv and urem pair becomes a freeze oclgrind lacks) */
+    /* (a division and a remainder of the same numbers become LLVM's freeze, which oclgrind's
+       --uninitialized does not know) */
+    const uint chunk = (uint)(((ulong)n + chunks - 1) / chunks);
     *first = (uint)min((ulong)get_global_id(0) * chunk, (ulong)n);
     *last = (uint)min((ulong)*first + chunk, (ulong)n);
 }
@@ -576,18 +580,20 @@ __kernel void topk_write(__global const radix_key *keys, __global const uint *po
         topk_put_index(out_indices, index_words, i, positions[i]);
 }
 
-/* A full sort's prefix: the first k of the stable permutation `order` (positions), as keys
-   (unless out_keys is not wanted) and indices of index_words words. */
-__kernel void topk_prefix_write(__global const radix_key *keys, __global const uint *order, uint k,
-                                __global radix_key *out_keys, uint want_keys, __global uint *out_indices,
+/* A full sort's prefix, per row of row_length keys: the first k of each row's stable
+   permutation `order` (positions in the whole array), as keys (unless out_keys is not
+   wanted) and indices within the row of index_words words; count = rows * k. */
+__kernel void topk_prefix_write(__global const radix_key *keys, __global const uint *order, uint row_length, uint k,
+                                uint count, __global radix_key *out_keys, uint want_keys, __global uint *out_indices,
                                 uint index_words)
 {
     const uint i = get_global_id(0);
-    if (i >= k)
+    if (i >= count)
         return;
-    const uint position = order[i];
+    const uint row = i / k, row_start = row * row_length;  /* (no i % k: see topk_chunk) */
+    const uint position = order[row_start + i - row * k];
     if (want_keys)
         out_keys[i] = keys[position];
     if (index_words)
-        topk_put_index(out_indices, index_words, i, position);
+        topk_put_index(out_indices, index_words, i, position - row_start);
 }

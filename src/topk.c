@@ -58,6 +58,22 @@ static void release_all(cl_mem *buffers, int count)
             clReleaseMemObject(buffers[i]);  /* freed once the commands that use it are done */
 }
 
+/* Offsets of rows segments of length keys each (rows + 1 of them), in a buffer. */
+static cl_mem row_offsets(const clradix_sorter *sorter, size_t rows, size_t length, cl_int *err)
+{
+    cl_uint *offsets = malloc((rows + 1) * sizeof *offsets);
+    if (!offsets) {
+        *err = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    for (size_t i = 0; i <= rows; ++i)
+        offsets[i] = (cl_uint)(i * length);
+    cl_mem buffer = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   (rows + 1) * sizeof *offsets, offsets, err);
+    free(offsets);
+    return buffer;
+}
+
 /* The write of the sorted survivors (or of the rows' first k) into the caller's outputs;
    unwanted outputs get a temporary that is never written. */
 static cl_int set_outputs(cl_kernel kernel, cl_uint first, const topk_call *t, const cl_mem *unused)
@@ -223,16 +239,19 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     return status;
 }
 
-/* A flat top-k of many of the keys: the first k of a full argsort (cheaper there than the
-   select, see the tuning table's topk_sort). */
+/* The first k of a full argsort, of the whole array (rows == 1) or of each row (a
+   segmented argsort): where the select would cost more (a flat top-k of many of the keys,
+   see the tuning table's topk_sort; rows too long for one work-group). */
 static clradix_status enqueue_prefix(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
                                      const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
-    const size_t order_bytes = t->r.n * sizeof(cl_uint);
-    if (order_bytes > sorter->limits.max_alloc)
+    const size_t order_bytes = t->r.n * sizeof(cl_uint), offsets_bytes = (t->rows + 1) * sizeof(cl_uint);
+    if (order_bytes > sorter->limits.max_alloc || t->held + order_bytes + offsets_bytes > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     cl_int err = CL_SUCCESS;
-    cl_mem order = temporary(sorter, order_bytes, &err);
+    cl_mem order = temporary(sorter, order_bytes, &err), offsets = NULL;
+    if (t->rows > 1 && err == CL_SUCCESS)
+        offsets = row_offsets(sorter, t->rows, t->row_length, &err);
     clradix_status status = status_from_cl(err);
     cl_event sorted = NULL;
     if (status == CLRADIX_SUCCESS) {
@@ -240,25 +259,28 @@ static clradix_status enqueue_prefix(clradix_sorter *sorter, cl_command_queue qu
         s.values = order;
         s.value_size = sizeof(cl_uint);
         s.values_size = order_bytes;
+        s.segmented = offsets != NULL;
+        s.offsets = offsets;
+        s.num_segments = offsets ? t->rows : 0;
         status = dispatch_sort(sorter, queue, &s, num_wait, wait_list, &sorted);
     }
     chain out = { queue, 1, &sorted, NULL };
     if (status == CLRADIX_SUCCESS) {
-        const cl_uint k = (cl_uint)t->k;
+        const cl_uint row_length = (cl_uint)t->row_length, k = (cl_uint)t->k, count = (cl_uint)(t->rows * t->k);
         const size_t wg = p->params.scan_wg;
         pthread_mutex_lock(&sorter->lock);
-        err = set_args(p->topk_prefix_write, 3, ARG(t->r.keys), ARG(order), ARG(k));
+        err = set_args(p->topk_prefix_write, 5, ARG(t->r.keys), ARG(order), ARG(row_length), ARG(k), ARG(count));
         if (err == CL_SUCCESS)
-            err = set_outputs(p->topk_prefix_write, 3, t, &order);
+            err = set_outputs(p->topk_prefix_write, 5, t, &order);
         if (err == CL_SUCCESS)
-            err = chain_kernel(&out, p->topk_prefix_write, groups_for(t->k, wg), wg);
+            err = chain_kernel(&out, p->topk_prefix_write, groups_for(count, wg), wg);
         pthread_mutex_unlock(&sorter->lock);
         status = status_from_cl(err);
     }
     if (sorted)
         clReleaseEvent(sorted);
-    if (order)
-        clReleaseMemObject(order);
+    cl_mem buffers[] = { order, offsets };
+    release_all(buffers, 2);
     return hand_over(status, out.last, event);
 }
 
@@ -273,19 +295,11 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     if (bytes[KEYS] > sorter->limits.max_alloc || bytes[POSITIONS] > sorter->limits.max_alloc
         || t->held + bytes[KEYS] + bytes[POSITIONS] + bytes[OFFSETS] > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    cl_uint *offsets = malloc(bytes[OFFSETS]);
-    if (!offsets)
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    for (size_t i = 0; i <= t->rows; ++i)
-        offsets[i] = (cl_uint)(i * t->k);
     cl_int err = CL_SUCCESS;
     cl_mem b[BUFFERS];
     b[KEYS] = temporary(sorter, bytes[KEYS], &err);
     b[POSITIONS] = temporary(sorter, bytes[POSITIONS], &err);
-    b[OFFSETS] = err == CL_SUCCESS ? clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                                    bytes[OFFSETS], offsets, &err)
-                                   : NULL;
-    free(offsets);
+    b[OFFSETS] = err == CL_SUCCESS ? row_offsets(sorter, t->rows, t->k, &err) : NULL;
     key_args ka;
     make_key_args(r, &ka);
     const cl_uint rows = (cl_uint)t->rows, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
@@ -325,9 +339,12 @@ static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queu
                                               0, &p);
     if (status != CLRADIX_SUCCESS)
         return status;
+    /* Rows up to medium_n keys (about a core's cache; what the engine gives one work-group)
+       are selected one per work-group; longer ones take all work-groups in the engine. */
     const unsigned sort_share = p->params.topk_sort;
     if (t->rows > 1)
-        return enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event);
+        return t->row_length <= p->params.medium_n ? enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event)
+                                                   : enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event);
     return sort_share && t->k >= t->r.n / sort_share ? enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event)
                                                      : enqueue_select(sorter, queue, p, t, num_wait, wait_list, event);
 }

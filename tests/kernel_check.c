@@ -206,17 +206,19 @@ static const check_case cases[] = {
       ENGINE_GPU },
 
     /* Top-k: the radix select's kernels (several groups, ties at the threshold, a bit
-       range, descending), rows (one work-group per row, then the engine), and a large k
-       by a full sort's prefix (TOPK_SORT), on the own shape and a GPU-like one. */
+       range, descending), rows (one work-group per row, then the engine), and the prefix
+       of a full sort for a large k (TOPK_SORT) and for rows past MEDIUM_N, on the own shape
+       and a GPU-like one. */
     { "own top-k", OWN, "",
       { { CLRADIX_U32, DIST_SIXTEEN, 3000, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 700 },
         { CLRADIX_F64, DIST_RANDOM, 2000, ARGSORT(DEVICE, 8), { 5, 60, 1 }, NULL, 0, 33 },
         { CLRADIX_I16, DIST_RANDOM, 1200, ARGSORT(HOST, 4), { 0 }, NULL, 40, 7 } } },
     { "gpu-like top-k", GPU_LIKE, "",
       { { CLRADIX_F32_NUMPY, DIST_RANDOM, 2500, ARGSORT(DEVICE, 8), { 0, 0, 1 }, NULL, 0, 100 },
-        { CLRADIX_U8, DIST_RANDOM, 1500, ARGSORT(DEVICE, 4), { 0 }, NULL, 30, 3 },
-        { CLRADIX_U32, DIST_SIXTEEN, 1200, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 400 } },
-      "TOPK_SORT=4" },
+        { CLRADIX_U8, DIST_RANDOM, 1500, ARGSORT(DEVICE, 4), { 0 }, NULL, 50, 3 },
+        { CLRADIX_U32, DIST_SIXTEEN, 1200, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 400 },
+        { CLRADIX_U16, DIST_RANDOM, 1000, ARGSORT(DEVICE, 4), { 0 }, NULL, 10, 7 } },
+      "TOPK_SORT=4,MEDIUM_N=64" },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 

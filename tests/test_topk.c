@@ -12,25 +12,31 @@
 
 static void setup(void) { open_dev(NULL); }
 
-/* Flat top-k by radix select: types of every width and order, k from 1 to n, both
-   directions, bit ranges, distributions with many ties (ties by position), both calls. */
+/* Flat top-k by radix select: every key type (the first 3 in the reduced scope), k from 1 to n (1, 2, 17,
+   1000, n / 3 + 1, n - 1 and n in turn), both directions, bit ranges, distributions with
+   many ties (ties by position), special floats (random bits), both calls; and 2^20
+   random keys once. */
 START_TEST(test_select)
 {
-    static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I64, CLRADIX_F32_NUMPY, CLRADIX_U8,
-                                              CLRADIX_F16, CLRADIX_BF16_NUMPY, CLRADIX_F64, CLRADIX_I16 };
+    static const clradix_key_type types[] = { CLRADIX_U32,  CLRADIX_I64,       CLRADIX_F32_NUMPY, CLRADIX_U8,
+                                              CLRADIX_F16,  CLRADIX_BF16_NUMPY, CLRADIX_F64,      CLRADIX_I16,
+                                              CLRADIX_I32,  CLRADIX_F32,       CLRADIX_U64,       CLRADIX_I8,
+                                              CLRADIX_U16,  CLRADIX_BF16,      CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY };
     const clradix_key_type type = types[_i];
     const unsigned w = key_bytes_of(type) * 8;
     static const dist dists[] = { DIST_RANDOM, DIST_SIXTEEN, DIST_EQUAL, DIST_TOP_DIGIT };
     const clradix_options options[] = { { 0 }, { 0, 0, 1 }, { 2, w - 3, 0 }, { w / 2, w, 1 } };
-    static const size_t sizes[] = { 1, 1000, 70001 };
+    static const size_t sizes[] = { 1, 1000, 70001, 1u << 20 };
     char msg[256];
-    for (size_t z = 0; z < 3; ++z)
-        for (size_t d = 0; d < 4; ++d) {
-            const size_t n = sizes[z], ks[] = { 1, n / 3 + 1, n };
-            for (size_t j = 0; j < 3; ++j) {
-                const size_t c = z * 12 + d * 3 + j, k = ks[j] > n ? n : ks[j];
+    for (size_t z = 0; z < 4; ++z)
+        for (size_t d = 0; d < (z < 3 ? 4u : 1u); ++d) {
+            const size_t n = sizes[z], ks[] = { 1, 2, 17, 1000, n / 3 + 1, n - 1, n };
+            for (size_t j = 0; j < (z < 3 ? 3u : 1u); ++j) {
+                const size_t c = z * 12 + d * 3 + j, k = z < 3 ? ks[(d * 3 + j + z) % 7] : 1000;
                 const clradix_options *o = &options[c % 4];
                 const int host = (int)(c % 2), index_size = c % 3 == 0 ? 8 : 4, no_keys = c % 5 == 4;
+                if (k == 0 || k > n)
+                    continue;  /* n - 1 of one key */
                 const int failed = topk_case(&dev, type, dists[d], 1, n, k, host, c % 7 == 6 ? 0 : (size_t)index_size,
                                              no_keys && c % 7 != 6, o, 40 + c, msg, sizeof msg);
                 ck_assert_msg(!failed, "type %d %s n=%zu k=%zu %s bits [%u, %u)%s: %s", type, dist_name(dists[d]),
@@ -41,12 +47,14 @@ START_TEST(test_select)
 }
 END_TEST
 
-/* Rows: many short rows and a few long ones, k from 1 to the row's length. */
+/* Rows: many short rows and a few long ones (past the CPU row's MEDIUM_N too), k from 1
+   to the row's length. */
 START_TEST(test_rows)
 {
     static const struct { clradix_key_type type; size_t rows, length, k; } cases[] = {
         { CLRADIX_F32_NUMPY, 300, 17, 5 },   { CLRADIX_U32, 64, 1000, 1 },     { CLRADIX_I64, 3, 70001, 100 },
         { CLRADIX_U16, 1000, 64, 64 },       { CLRADIX_F64_NUMPY, 7, 3000, 2999 }, { CLRADIX_U8, 2, 5, 3 },
+        { CLRADIX_F32, 2, 140000, 40 },  /* rows longer than MEDIUM_N: the prefix of a segmented argsort */
     };
     char msg[256];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
@@ -215,7 +223,7 @@ int main(void)
     TCase *tc = tcase_create("topk");
     tcase_add_checked_fixture(tc, setup, close_dev);
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, test_select, 0, test_full_scope() ? 8 : 3);
+    tcase_add_loop_test(tc, test_select, 0, test_full_scope() ? 16 : 3);
     tcase_add_test(tc, test_rows);
     tcase_add_test(tc, test_paths);
     tcase_add_test(tc, test_arguments);

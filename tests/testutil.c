@@ -294,8 +294,9 @@ int topk_case(test_device *t, clradix_key_type type, dist d, size_t rows, size_t
 {
     const unsigned kb = key_bytes_of(type);
     const size_t n = rows * length, outputs = rows * k;
-    unsigned char *keys = make_keys(type, d, n, seed);
+    unsigned char *keys = make_keys(type, d, n, seed), *keys_after = malloc(n ? n * kb : 1);
     unsigned char *out_keys = malloc(outputs * kb + GUARD), *out_indices = malloc(outputs * 8 + GUARD);
+    memcpy(keys_after, keys, n * kb);  /* the host forms' keys are these; the device forms' are read back */
     memset(out_keys, 0xA5, outputs * kb + GUARD);
     memset(out_indices, 0x5A, outputs * 8 + GUARD);
     const int want_keys = !no_keys, want_indices = index_size != 0;
@@ -325,7 +326,8 @@ int topk_case(test_device *t, clradix_key_type type, dist d, size_t rows, size_t
             && (!done
                 || clEnqueueReadBuffer(t->queue, out_k, CL_TRUE, 0, outputs * kb + GUARD, out_keys, 1, &done, NULL)
                 || clEnqueueReadBuffer(t->queue, out_i, CL_TRUE, 0, outputs * 8 + GUARD, out_indices, 1, &done,
-                                       NULL)))
+                                       NULL)
+                || (n && clEnqueueReadBuffer(t->queue, in, CL_TRUE, 0, n * kb, keys_after, 1, &done, NULL))))
             status = CLRADIX_ERROR_OPENCL;
         if (done)
             clReleaseEvent(done);
@@ -337,6 +339,10 @@ int topk_case(test_device *t, clradix_key_type type, dist d, size_t rows, size_t
     }
     int failed = status != CLRADIX_SUCCESS;
     snprintf(msg, msg_size, "status %d", status);
+    if (!failed && memcmp(keys, keys_after, n * kb)) {
+        snprintf(msg, msg_size, "the keys changed");
+        failed = 1;
+    }
     for (size_t row = 0; row < rows && !failed; ++row) {
         const unsigned char *row_keys = keys + row * length * kb;
         size_t *perm = oracle_order(type, row_keys, length, options);
@@ -369,6 +375,7 @@ int topk_case(test_device *t, clradix_key_type type, dist d, size_t rows, size_t
             failed = 1;
         }
     free(keys);
+    free(keys_after);
     free(out_keys);
     free(out_indices);
     return failed;
