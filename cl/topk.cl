@@ -413,6 +413,23 @@ uint topk_slot(int below, int equal, uint less_before, uint same_before, uint re
            : equal && same_before < remaining ? less_before + same_before : UINT_MAX;
 }
 
+/* A sequential gather's next key (at position): to its slot among the survivors (see
+   topk_slot) when it is in; less and same count the keys below and equal to threshold. */
+void topk_place(radix_key key, radix_key threshold, uint position, uint remaining, uint *less, uint *same,
+                __global radix_key *survivors, __global uint *survivor_positions, uint begin_bit, uint end_bit,
+                key_order order)
+{
+    const radix_key image = masked_image(key, begin_bit, end_bit, order);
+    const int below_it = image < threshold, equal_it = image == threshold;
+    const uint slot = topk_slot(below_it, equal_it, *less, *same, remaining);
+    *less += below_it;
+    *same += equal_it;
+    if (slot != UINT_MAX) {
+        survivors[slot] = key;
+        survivor_positions[slot] = position;
+    }
+}
+
 /* Work-item g's chunk of the candidates (each of the global size's chunks alike). */
 void topk_chunk(__global const uint *state, uint *first, uint *last)
 {
@@ -464,17 +481,9 @@ void topk_gather(__global const radix_key *candidates, __global const uint *cand
     const radix_key threshold = *prefix;
     const uint remaining = state[TOPK_REMAINING], base = state[TOPK_BELOW];
     uint less = below[get_global_id(0)], same = equal[get_global_id(0)];
-    for (uint i = first; i < last; ++i) {
-        const radix_key key = candidates[i], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
-        const int below_it = image < threshold, equal_it = image == threshold;
-        const uint slot = topk_slot(below_it, equal_it, less, same, remaining);
-        less += below_it;
-        same += equal_it;
-        if (slot != UINT_MAX) {
-            survivors[base + slot] = key;
-            survivor_positions[base + slot] = candidate_positions[i];
-        }
-    }
+    for (uint i = first; i < last; ++i)
+        topk_place(candidates[i], threshold, candidate_positions[i], remaining, &less, &same, survivors + base,
+                   survivor_positions + base, begin_bit, end_bit, KEY_ORDER);
 }
 
 /*
@@ -494,16 +503,29 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
 #endif
     __local radix_key chosen_prefix;
     const uint lid = get_local_id(0);
+    /* The top digit: bits [low, low + 8) of the image, as many as the range has (mask). */
+    const uint bits = end_bit - begin_bit, top_shift = digits ? 8 * (digits - 1) : 0, low = begin_bit + top_shift;
+    const uint mask = bits - top_shift >= 8 ? 0xFF : (1u << (bits - top_shift)) - 1;
     for (uint row = get_group_id(0); row < rows; row += get_num_groups(0)) {
         __global const radix_key *row_keys = keys + (size_t)row * row_length;
         radix_key prefix = 0;
-        uint remaining = k;
+        uint remaining = k, top = 0;  /* top: the k-th key's top digit, once chosen */
         for (uint digit = digits; digit-- > 0;) {
             const uint shift = 8 * digit;
             for (uint d = lid; d < TOPK_RADIX; d += WG)
                 counts[d] = 0;
             barrier(CLK_LOCAL_MEM_FENCE);
-            topk_count_matching(row_keys, lid, row_length, WG, shift, begin_bit, end_bit, KEY_ORDER, prefix, counts);
+#ifdef TOPK_VECTORS
+            if (digit + 1 < digits) {  /* past the top digit: only keys of the chosen one can match */
+                uint j = 0;
+                for (; j + 8 <= row_length; j += 8)
+                    if (any(topk_top_digits8(row_keys, j, low, mask, KEY_ORDER) == (uint8)top))
+                        topk_count_matching(row_keys, j, j + 8, 1, shift, begin_bit, end_bit, KEY_ORDER, prefix, counts);
+                topk_count_matching(row_keys, j, row_length, 1, shift, begin_bit, end_bit, KEY_ORDER, prefix, counts);
+            } else
+#endif
+                topk_count_matching(row_keys, lid, row_length, WG, shift, begin_bit, end_bit, KEY_ORDER, prefix,
+                                    counts);
             barrier(CLK_LOCAL_MEM_FENCE);
             if (lid == 0) {
                 uint before;
@@ -513,22 +535,24 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
             barrier(CLK_LOCAL_MEM_FENCE);
             prefix = chosen_prefix;
             remaining = chosen_remaining;
+            if (digit + 1 == digits)
+                top = (uint)prefix;
         }
         __global radix_key *row_survivors = survivors + (size_t)row * k;
         __global uint *row_positions = survivor_positions + (size_t)row * k;
         uint less = 0, same = 0;
 #if WG == 1
-        for (uint j = 0; j < row_length; ++j) {
-            const radix_key key = row_keys[j], image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
-            const int below_it = image < prefix, equal_it = image == prefix;
-            const uint slot = topk_slot(below_it, equal_it, less, same, remaining);
-            less += below_it;
-            same += equal_it;
-            if (slot != UINT_MAX) {
-                row_survivors[slot] = key;
-                row_positions[slot] = j;
-            }
-        }
+        uint j = 0;
+#ifdef TOPK_VECTORS
+        for (; j + 8 <= row_length; j += 8)  /* 8 keys whose top digits are all above the k-th's are out */
+            if (any(topk_top_digits8(row_keys, j, low, mask, KEY_ORDER) <= (uint8)top))
+                for (uint i = j; i < j + 8; ++i)
+                    topk_place(row_keys[i], prefix, i, remaining, &less, &same, row_survivors, row_positions,
+                               begin_bit, end_bit, KEY_ORDER);
+#endif
+        for (; j < row_length; ++j)
+            topk_place(row_keys[j], prefix, j, remaining, &less, &same, row_survivors, row_positions, begin_bit,
+                       end_bit, KEY_ORDER);
 #else
         for (uint base = 0; base < row_length; base += WG) {
             const uint j = base + lid;
