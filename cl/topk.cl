@@ -45,9 +45,8 @@
 #error "top-k packs two counts of a tile into one word: WG must be at most 32768"
 #endif
 
-/* Eight keys at once, where one work-item streams a slice (CPUs) and keys are read by
-   a plain xor (numpy's order reads them one by one). */
-#if WG == 1 && !defined(NUMPY_ORDER)
+/* Eight keys at once, where one work-item streams a slice (CPUs). */
+#if WG == 1
 #define TOPK_VECTORS 1
 #if KEY_BITS == 8
 typedef uchar8 key_vector;
@@ -59,12 +58,28 @@ typedef uint8 key_vector;
 typedef ulong8 key_vector;
 #endif
 
+/* image_of of 8 keys. Tests of a sign bit go through select(), which tests it lane by
+   lane: comparisons made vectors of their own crash oclgrind's --uninitialized
+   (tests/oclgrind-vector-sum.cl). */
+key_vector topk_images8(key_vector key, key_order order)
+{
+#ifdef NUMPY_ORDER
+    const radix_key sign = (radix_key)1 << (KEY_BITS - 1), top = sign | order.nan_above, bottom = (radix_key)~top;
+    /* -0.0 as +0.0: a magnitude is not 0 exactly when magnitude + (sign - 1) has the sign bit */
+    const key_vector magnitude_bits = (key_vector)(radix_key)(sign - 1);
+    key = select((key_vector)0, key, (key & magnitude_bits) + magnitude_bits);
+    const key_vector total = key ^ select((key_vector)sign, (key_vector)(radix_key)~(radix_key)0, key);
+    const key_vector image = min(total - (key_vector)bottom, (key_vector)(radix_key)(top - bottom + 1)) + (key_vector)bottom;
+    return image ^ (key_vector)(radix_key)~order.neg_xor;
+#else
+    return key ^ select((key_vector)order.pos_xor, (key_vector)order.neg_xor, key);
+#endif
+}
+
 /* The top digits (see topk_top_digit) of keys[i .. i + 8). */
 uint8 topk_top_digits8(__global const radix_key *keys, uint i, uint low, uint mask, key_order order)
 {
-    const key_vector v = vload8(0, keys + i);
-    const key_vector image = v ^ select((key_vector)order.pos_xor, (key_vector)order.neg_xor, v);
-    return convert_uint8(image >> (key_vector)low) & (uint8)mask;
+    return convert_uint8(topk_images8(vload8(0, keys + i), order) >> (key_vector)low) & (uint8)mask;
 }
 #endif
 

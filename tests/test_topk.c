@@ -134,20 +134,51 @@ START_TEST(test_arguments)
 }
 END_TEST
 
-/* Checks clradix_topk_host of keys (u32) with sorter against the oracle's first k. */
-static void check_host_topk(clradix_sorter *sorter, const uint32_t *keys, size_t n, size_t k, const char *what)
+/* Checks clradix_topk_host of keys with sorter against the oracle's first k. */
+static void check_host_topk(clradix_sorter *sorter, clradix_key_type type, const void *keys, size_t n, size_t k,
+                            const clradix_options *options, const char *what)
 {
-    uint32_t *out = malloc(k * sizeof *out), *indices = malloc(k * sizeof *indices);
-    ck_assert_int_eq(clradix_topk_host(sorter, NULL, CLRADIX_U32, keys, n, k, out, indices, 4, NULL), CLRADIX_SUCCESS);
-    size_t *perm = oracle_order(CLRADIX_U32, keys, n, NULL);
+    const size_t kb = key_bytes_of(type);
+    unsigned char *out = malloc(k * kb);
+    uint32_t *indices = malloc(k * sizeof *indices);
+    ck_assert_int_eq(clradix_topk_host(sorter, NULL, type, keys, n, k, out, indices, 4, options), CLRADIX_SUCCESS);
+    size_t *perm = oracle_order(type, keys, n, options);
     for (size_t i = 0; i < k; ++i) {
-        ck_assert_msg(indices[i] == perm[i], "%s: index %zu is %u, not %zu", what, i, indices[i], perm[i]);
-        ck_assert_msg(out[i] == keys[perm[i]], "%s: key %zu", what, i);
+        ck_assert_msg(indices[i] == perm[i], "%s, k=%zu: index %zu is %u, not %zu", what, k, i, indices[i], perm[i]);
+        ck_assert_msg(!memcmp(out + i * kb, (const unsigned char *)keys + perm[i] * kb, kb), "%s: key %zu", what, i);
     }
     free(perm);
     free(out);
     free(indices);
 }
+
+/* numpy's float order where the 8-key tests read the keys too: every NaN above +inf and
+   equal, -0.0 equal to +0.0, in runs that fill whole 8-key blocks, both directions. */
+START_TEST(test_numpy_edges)
+{
+    static const uint32_t f32[] = { 0x80000000u, 0x00000000u, 0xFFC00001u, 0x7FC00000u,
+                                    0xFF800000u, 0x7F800000u, 0x3F800000u, 0xBF800000u };
+    static const uint16_t f16[] = { 0x8000u, 0x0000u, 0xFE01u, 0x7E00u, 0xFC00u, 0x7C00u, 0x3C00u, 0xBC00u };
+    enum { N = 10000 };
+    uint32_t *keys32 = malloc(N * sizeof *keys32);
+    uint16_t *keys16 = malloc(N * sizeof *keys16);
+    for (size_t i = 0; i < N; ++i) {
+        const size_t e = i < N / 2 ? i / 8 % 8 : i * 3 % 8;  /* runs of 8 of one value, then mixed */
+        keys32[i] = f32[e];
+        keys16[i] = f16[e];
+    }
+    static const size_t ks[] = { 1, 100, 1300, 5000, N - 1 };
+    for (int descending = 0; descending < 2; ++descending) {
+        const clradix_options o = { 0, 0, descending };
+        for (size_t j = 0; j < sizeof ks / sizeof ks[0]; ++j) {
+            check_host_topk(dev.sorter, CLRADIX_F32_NUMPY, keys32, N, ks[j], &o, descending ? "f32 down" : "f32 up");
+            check_host_topk(dev.sorter, CLRADIX_F16_NUMPY, keys16, N, ks[j], &o, descending ? "f16 down" : "f16 up");
+        }
+    }
+    free(keys32);
+    free(keys16);
+}
+END_TEST
 
 /* The select's two ways to its candidates, and the full sort's prefix: a sample of keys
    that misleads (the sampled positions hold the smallest keys, so the range it gives
@@ -161,14 +192,14 @@ START_TEST(test_paths)
         keys[i] = 0x80000000u + (uint32_t)(i * 2654435761u % 7);
     for (size_t j = 0; j < SAMPLES; ++j)
         keys[j * N / SAMPLES] = (uint32_t)(j % 3);  /* what topk_sample reads */
-    check_host_topk(dev.sorter, keys, N, 5000, "sample misleads");
-    check_host_topk(dev.sorter, keys, N, 100, "sample right");
+    check_host_topk(dev.sorter, CLRADIX_U32, keys, N, 5000, NULL, "sample misleads");
+    check_host_topk(dev.sorter, CLRADIX_U32, keys, N, 100, NULL, "sample right");
     const clradix_tuning gpu_like = { .radix_bits = 8, .work_group_size = 64, .keys_per_item = 4, .rank_bits = 4,
                                       .groups_per_unit = 3 };
     clradix_sorter *groups;  /* work-groups of 64 work-items: the kernels' paths for GPUs */
     ck_assert_int_eq(clradix_sorter_create_tuned(dev.context, dev.device, &gpu_like, &groups), CLRADIX_SUCCESS);
-    check_host_topk(groups, keys, N, 5000, "sample misleads, work-groups of 64");
-    check_host_topk(groups, keys, N, 100, "sample right, work-groups of 64");
+    check_host_topk(groups, CLRADIX_U32, keys, N, 5000, NULL, "sample misleads, work-groups of 64");
+    check_host_topk(groups, CLRADIX_U32, keys, N, 100, NULL, "sample right, work-groups of 64");
     clradix_sorter_release(groups);
 
     const char *own = getenv("CLRADIX_TUNING");
@@ -178,7 +209,7 @@ START_TEST(test_paths)
     const clradix_status status = clradix_sorter_create(dev.context, dev.device, &by_sort);
     unsetenv("CLRADIX_TUNING");
     ck_assert_int_eq(status, CLRADIX_SUCCESS);
-    check_host_topk(by_sort, keys, N, N / 3, "full sort's prefix");
+    check_host_topk(by_sort, CLRADIX_U32, keys, N, N / 3, NULL, "full sort's prefix");
     clradix_sorter_release(by_sort);
     free(keys);
 }
@@ -226,6 +257,7 @@ int main(void)
     tcase_add_loop_test(tc, test_select, 0, test_full_scope() ? 16 : 3);
     tcase_add_test(tc, test_rows);
     tcase_add_test(tc, test_paths);
+    tcase_add_test(tc, test_numpy_edges);
     tcase_add_test(tc, test_arguments);
     /* POCL's basic device hangs in clSetUserEventStatus when a command waits on the event
        (pocl/pocl#1177, see test_calls.c): the user-event test runs on the others. */
