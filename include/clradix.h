@@ -483,7 +483,9 @@ CLRADIX_API clradix_status clradix_argsort_host_multi(clradix_sorter *const *sor
  * stable sort into out_keys / out_indices (rows x k, row-major), indices being positions
  * within the row; k > row_length: CLRADIX_ERROR_INVALID_ARGUMENT. One work-group selects
  * each row's k (a radix select of its own over the row), and a segmented sort of k keys per
- * row orders them: temporaries of rows x k keys and 4-byte positions.
+ * row orders them: temporaries of rows x k keys and 4-byte positions. Rows longer than the
+ * device's tuning row gives one work-group (MEDIUM_N) take the first k of a segmented
+ * argsort instead: temporaries of n 4-byte positions and the argsort's.
  * The _host forms take and fill host arrays and block; they need the keys and the
  * temporaries to fit the device at once (else CLRADIX_ERROR_OUT_OF_RESOURCES).
  * ------------------------------------------------------------------------------ */

@@ -1,10 +1,13 @@
 /*
  * Top-k: the first k keys of the stable sort. A flat top-k (one row) is a radix select
- * (cl/topk.cl): per digit of the bit range, from the top, a count of the digits of the keys
- * that can still be the k-th and a pick of the digit that holds it; then the survivors
- * gathered in input order and sorted stably with their positions by dispatch_sort, and
- * written out. Rows are the first k of a segmented argsort of the rows. Nothing waits for
- * the device: every command waits on the one before.
+ * (cl/topk.cl): two reads of the keys cut them down to candidates (a sample bounds the
+ * k-th key's top digit, a count per slice checks it, with a count of every top digit as
+ * the fallback, and a stable split keeps the candidates), then per digit a count over the
+ * candidates and a pick of the digit that holds the k-th key; the survivors gathered in
+ * input order are sorted stably with their positions by dispatch_sort and written out.
+ * Rows are selected one per work-group and sorted as segments of k. Where a full sort is
+ * cheaper (a large k per the tuning row, rows longer than medium_n), the first k of an
+ * argsort instead. Nothing waits for the device: every command waits on the one before.
  */
 #include "internal.h"
 
@@ -123,10 +126,10 @@ static clradix_status sort_and_write(clradix_sorter *sorter, cl_command_queue qu
     clReleaseEvent(ready);
     chain out = { queue, 1, &sorted, NULL };
     if (status == CLRADIX_SUCCESS) {
-        const cl_uint words = (cl_uint)count;
+        const cl_uint total = (cl_uint)count;
         const size_t wg = p->params.scan_wg;
         pthread_mutex_lock(&sorter->lock);
-        cl_int err = set_args(p->topk_write, 3, ARG(survivors), ARG(positions), ARG(words));
+        cl_int err = set_args(p->topk_write, 3, ARG(survivors), ARG(positions), ARG(total));
         if (err == CL_SUCCESS)
             err = set_outputs(p->topk_write, 3, t, &positions);
         if (err == CL_SUCCESS)
