@@ -340,7 +340,10 @@ int counts_to_slots(__local uint *slot, uint radix, uint n)
  * the bits (nothing moved), or -1 when a bucket would hold more than FEW_PER_BUCKET keys
  * (nothing moved either: LSD rounds then).
  */
-int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
+/* noinline: inlined into local_sort, Intel's CPU runtime (2026.2) compiles the pairs
+   variants so that every value comes out 0, whether this path runs or not
+   (tests/intel-inline-values.py). */
+__attribute__((noinline)) int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                   IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
                   uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters)
 {
