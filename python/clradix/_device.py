@@ -41,7 +41,8 @@ def _enqueue(function, queue, arguments, reads, writes):
     waits = [event for array in reads + writes for event in array.events]
     wait_list = (ctypes.c_void_p * max(len(waits), 1))(*[event.int_ptr for event in waits])
     event = ctypes.c_void_p()
-    _library.check(function(*arguments, len(waits), wait_list if waits else None, ctypes.byref(event)))
+    _library.check(function(*arguments, len(waits), wait_list if waits else None, ctypes.byref(event)),
+                   sorter=arguments[0])
     done = cl.Event.from_int_ptr(event.value, retain=False)
     for array in writes:
         array.add_event(done)

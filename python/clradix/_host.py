@@ -20,13 +20,13 @@ def _native(a):
 def sort_keys_in_place(sorter, k, code, opts):
     if k.size:
         _library.check(_library.lib().clradix_sort_keys_host(sorter.handle, None, code, _pointer(k), k.size,
-                                                              ctypes.byref(opts)))
+                                                              ctypes.byref(opts)), sorter=sorter.handle)
 
 
 def sort_pairs_in_place(sorter, k, code, v, opts):
     if k.size:
         _library.check(_library.lib().clradix_sort_pairs_host(sorter.handle, None, code, _pointer(k), _pointer(v),
-                                                               v.dtype.itemsize, k.size, ctypes.byref(opts)))
+                                                               v.dtype.itemsize, k.size, ctypes.byref(opts)), sorter=sorter.handle)
 
 
 def argsort_flat(sorter, k, code, opts, index_dtype):
@@ -34,7 +34,7 @@ def argsort_flat(sorter, k, code, opts, index_dtype):
     indices = np.empty(k.size, dtype=index_dtype)
     if k.size:
         _library.check(_library.lib().clradix_argsort_host(sorter.handle, None, code, _pointer(k), _pointer(indices),
-                                                            indices.dtype.itemsize, k.size, ctypes.byref(opts)))
+                                                            indices.dtype.itemsize, k.size, ctypes.byref(opts)), sorter=sorter.handle)
     return indices
 
 
@@ -52,7 +52,7 @@ def sort_rows_in_place(sorter, k, code, opts):
     rows, offsets = _rows(k)
     if rows:
         _library.check(_library.lib().clradix_sort_segments_keys_host(
-            sorter.handle, None, code, _pointer(k), k.size, _pointer(offsets), rows, ctypes.byref(opts)))
+            sorter.handle, None, code, _pointer(k), k.size, _pointer(offsets), rows, ctypes.byref(opts)), sorter=sorter.handle)
 
 
 def argsort_last_axis(sorter, k, code, opts, index_dtype):
@@ -66,7 +66,7 @@ def argsort_last_axis(sorter, k, code, opts, index_dtype):
     indices = np.empty(k.shape, dtype=wide)
     _library.check(_library.lib().clradix_argsort_segments_host(
         sorter.handle, None, code, _pointer(k), _pointer(indices), wide.itemsize, k.size, _pointer(offsets), rows,
-        ctypes.byref(opts)))
+        ctypes.byref(opts)), sorter=sorter.handle)
     indices -= offsets[:-1].astype(wide).reshape(k.shape[:-1] + (1,))
     return indices.astype(index_dtype, copy=False)
 
@@ -80,6 +80,22 @@ def _moved(a, axis):
     return np.moveaxis(a, axis, -1)
 
 
+def _sort_in_place(sorter, a, work, native, opts, float_order):
+    """sort(out=a) of a whose sorted axis is contiguous, in its own memory (no copy). On
+    failure a is as it was: the library leaves host arrays untouched, and the key
+    transform is undone."""
+    k = _keys.library_keys(work, in_place=True)
+    try:
+        code = _keys.key_type(native, _keys.host_float_order(k, float_order))
+        if k.ndim == 1:
+            sort_keys_in_place(sorter, k, code, opts)
+        else:
+            sort_rows_in_place(sorter, k, code, opts)
+    finally:
+        _keys.restore_keys(k, native)
+    return a
+
+
 def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
     a = np.asarray(a)
     native = _keys.native_key_dtype(a.dtype)
@@ -91,6 +107,8 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
         if not out.flags.writeable:
             raise ValueError("out is read-only")
     work = _moved(a, axis)
+    if out is a and a.dtype == native and work.flags.c_contiguous:
+        return _sort_in_place(sorter, a, work, native, opts, float_order)
     k = _keys.library_keys(np.array(work, dtype=native, order="C"), in_place=True)  # the copy that is sorted
     code = _keys.key_type(native, _keys.host_float_order(k, float_order))
     if k.ndim == 1:
@@ -138,7 +156,7 @@ def topk(sorter, a, k, axis, largest):
         code = _keys.key_type(native, _keys.host_float_order(keys, "numpy"))
         _library.check(_library.lib().clradix_topk_rows_host(
             sorter.handle, None, code, _pointer(keys), rows, length, k, _pointer(out_keys), _pointer(out_indices), 8,
-            ctypes.byref(opts)))
+            ctypes.byref(opts)), sorter=sorter.handle)
     values = _keys.restore_keys(out_keys, native).astype(a.dtype, copy=False)
     indices = out_indices.astype(np.intp)
     if axis is not None:

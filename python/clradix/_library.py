@@ -155,7 +155,15 @@ def _status_string(status):
         return "unknown clradix status"
 
 
-def check(status, detail=""):
-    """Raises Error for any status but CLRADIX_SUCCESS."""
+BUILD_FAILED = STATUS_NAMES.index("CLRADIX_ERROR_BUILD_FAILED")
+
+
+def check(status, detail="", sorter=None):
+    """Raises Error for any status but CLRADIX_SUCCESS; a build failure's message ends with
+    the compiler's log (clradix_build_log of the sorter, the handle of the call that
+    failed; None: of this thread's last sorter creation that failed)."""
+    if status == BUILD_FAILED:
+        log = (lib().clradix_build_log(sorter) or b"").decode(errors="replace").strip()
+        detail += f"\nbuild log:\n{log}" if log else " (the compiler left no log)"
     if status != 0:
         raise Error(status, detail=detail)

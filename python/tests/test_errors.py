@@ -2,6 +2,7 @@
 library's statuses; nothing printed, the input untouched."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -105,3 +106,18 @@ def test_device_arrays_rejected_kindly(cl_queue):
         clradix.sort_pairs(flat, cla.to_device(cl_queue, np.arange(12, dtype=np.uint16)))
     with pytest.raises(ValueError, match="host arrays need"):
         clradix.sort(np.arange(3, dtype=np.uint32), sorter=clradix.Sorter(context=cl_queue.context))
+
+
+def test_build_failure_shows_the_compiler_log(tmp_path, monkeypatch):
+    """A kernel that does not compile: CLRADIX_ERROR_BUILD_FAILED, with the compiler's
+    own words in the message."""
+    kernels = pathlib.Path(__file__).resolve().parents[2] / "cl"
+    for source in kernels.glob("*.cl"):
+        (tmp_path / source.name).write_text(source.read_text())
+    broken = tmp_path / "common.cl"
+    broken.write_text(broken.read_text() + "\nthis_is_not_opencl_c clradix_test_marker;\n")
+    monkeypatch.setenv("CLRADIX_KERNEL_DIR", str(tmp_path))
+    with pytest.raises(clradix.Error) as error:
+        clradix.Sorter()
+    assert error.value.name == "CLRADIX_ERROR_BUILD_FAILED"
+    assert "build log" in str(error.value) and "this_is_not_opencl_c" in str(error.value)

@@ -186,6 +186,27 @@ def test_out_and_in_place():
     assert clradix.sort(a, out=a) is a and same_bits(a, expected)
 
 
+@pytest.mark.parametrize("dtype, shape", [(np.uint32, (1 << 20,)), (np.float32, (256, 4096)),
+                                          ("datetime64[ns]", (1 << 18,))])
+def test_in_place_sorts_without_a_copy(dtype, shape):
+    """sort(out=a) of an array whose sorted axis is contiguous sorts it in its own memory:
+    Python allocates no copy of the keys (datetime64 keys are turned into counts and back
+    in place)."""
+    import tracemalloc
+
+    a = make_keys(np.dtype(dtype), "random", int(np.prod(shape)), seed=4).reshape(shape)
+    expected = np.sort(a, axis=-1, kind="stable")
+    clradix.sort(a[:8], out=a[:8].copy())  # the sorter and its programs, before measuring
+    tracemalloc.start()
+    try:
+        assert clradix.sort(a, out=a) is a
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert same_bits(a, expected)
+    assert peak < a.nbytes // 2, f"{peak} bytes allocated to sort {a.nbytes} in place"
+
+
 def test_index_dtypes():
     a = make_keys(np.int32, "few", 5000, seed=6)
     expected = np.argsort(a, kind="stable")
