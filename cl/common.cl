@@ -69,6 +69,16 @@
 #endif
 
 /*
+ * Functions that reach a barrier are inlined into every kernel that calls them: kept out
+ * of line and called from several kernels of one program, Intel's CPU runtime (2026.2)
+ * runs them vectorised into a segmentation fault (any shape of more than one work-item
+ * that ranks in rounds: a pairs sort of 100 keys with WG=64,RANK_BITS=4 on the one-launch
+ * path, larger ones in the scatter or the engine; tests/intel-cpu-repro.py). The other
+ * compilers inline them anyway.
+ */
+#define BARRIER_FUNCTION __attribute__((always_inline))
+
+/*
  * Local memory on GPUs is spread over 32 banks of 4 bytes, and work-items of one warp or
  * wavefront that touch words of the same bank wait for each other. Arrays that work-items
  * read at a stride get one spare word per 32, so that strided accesses land in different
@@ -232,7 +242,7 @@ void count_digit(__local uint *copy, uint d)
  * it. It starts and ends with a barrier, so data written before the call is seen, and the
  * result after it.
  */
-uint group_exclusive_scan(__local uint *data, uint count)
+BARRIER_FUNCTION uint group_exclusive_scan(__local uint *data, uint count)
 {
     const uint lid = get_local_id(0), size = get_local_size(0);
     uint offset = 1;
@@ -274,7 +284,7 @@ uint group_exclusive_scan(__local uint *data, uint count)
  * the result (digit s at PAD(s)). Every work-item must call it; it starts and ends with a
  * barrier, and its result is the same in every work-item.
  */
-int rank_round(__local const radix_key *from, __local radix_key *to,
+BARRIER_FUNCTION int rank_round(__local const radix_key *from, __local radix_key *to,
                IF_VALUES(__local const radix_value *from_values, __local radix_value *to_values,)
                uint count, uint chunk, digit_spec spec, __local uint *counters, __local uint *moved,
                __local uint *run_begin)
@@ -342,7 +352,7 @@ int counts_to_slots(__local uint *slot, uint radix, uint n)
  */
 /* noinline: inlined into local_sort, Intel's CPU runtime (2026.2) compiles the pairs
    variants so that every value comes out 0, whether this path runs or not
-   (tests/intel-inline-values.py). */
+   (tests/intel-cpu-repro.py). */
 __attribute__((noinline)) int few_keys_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                   IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
                   uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters)
@@ -404,7 +414,7 @@ __attribute__((noinline)) int few_keys_sort(__local radix_key *keys_a, __local r
  * buffers. Every work-item must call it after the keys are loaded and a barrier; it ends
  * with a barrier. counters holds RANK_COUNTERS words.
  */
-int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
+BARRIER_FUNCTION int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
                uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters,
                __local uint *moved)
@@ -465,7 +475,7 @@ int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
  * at PAD(d)). Returns 1 when the result lies in the `b` buffers, 0 in the `a` ones. Every
  * work-item must call it after the tile is loaded and a barrier; it ends with a barrier.
  */
-int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
+BARRIER_FUNCTION int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
               IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
               uint valid, digit_spec spec, __local uint *counters, __local uint *moved, __local uint *run_begin)
 {

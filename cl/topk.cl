@@ -141,7 +141,7 @@ void topk_slice(uint n, uint slice, uint *first, uint *last)
    the key in the first, 1 << 16 in the second, 0 in neither. Returns the packed count of
    each run's keys before this work-item's, and adds the tile's packed totals to *runs.
    Every work-item must call it; scan holds PAD(WG) words. */
-uint topk_tile_rank(uint flag, __local uint *scan, uint *runs)
+BARRIER_FUNCTION uint topk_tile_rank(uint flag, __local uint *scan, uint *runs)
 {
     scan[PAD(get_local_id(0))] = flag;
     *runs += group_exclusive_scan(scan, WG);
