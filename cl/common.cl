@@ -69,14 +69,20 @@
 #endif
 
 /*
- * Functions that reach a barrier are inlined into every kernel that calls them: kept out
- * of line and called from several kernels of one program, Intel's CPU runtime (2026.2)
- * runs them vectorised into a segmentation fault (any shape of more than one work-item
- * that ranks in rounds: a pairs sort of 100 keys with WG=64,RANK_BITS=4 on the one-launch
- * path, larger ones in the scatter or the engine; tests/intel-cpu-repro.py). The other
- * compilers inline them anyway.
+ * Functions that reach a barrier. On Intel's CPU runtime (2026.2; the host defines
+ * INLINE_BARRIER_FUNCTIONS there) they are inlined into every kernel that calls them: kept
+ * out of line and called from several kernels of one program, that runtime runs them
+ * vectorised into a segmentation fault (any shape of more than one work-item that ranks
+ * in rounds: a pairs sort of 100 keys with WG=64,RANK_BITS=4 on the one-launch path,
+ * larger ones in the scatter or the engine; tests/intel-cpu-repro.py). Elsewhere the
+ * compiler decides: forced inline, POCL's pthread device sorted the engine's medium
+ * segments wrong at GPU-like shapes and oclgrind could not create seg_local.
  */
+#ifdef INLINE_BARRIER_FUNCTIONS
 #define BARRIER_FUNCTION __attribute__((always_inline))
+#else
+#define BARRIER_FUNCTION
+#endif
 
 /*
  * Local memory on GPUs is spread over 32 banks of 4 bytes, and work-items of one warp or

@@ -75,6 +75,13 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     limits->int64_extension = !full_profile && extensions && strstr(extensions, "cles_khr_int64");
     limits->int64 = full_profile || limits->int64_extension;
     free(extensions);
+    /* Intel's CPU runtime crashes in functions with barriers that it keeps out of line
+       (cl/common.cl, BARRIER_FUNCTION); forcing them inline elsewhere breaks POCL and oclgrind. */
+    cl_platform_id platform = NULL;
+    char platform_name[256] = "";
+    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name, NULL);
+    limits->inline_barrier_functions = (limits->type & CL_DEVICE_TYPE_CPU) && strstr(platform_name, "Intel") != NULL;
     if (limits->compute_units == 0)
         limits->compute_units = 1;
     return CLRADIX_SUCCESS;

@@ -54,6 +54,7 @@ typedef struct device_limits {
     int int64_extension;     /* ... through cles_khr_int64, which the kernels must enable */
     int host_byte_order;     /* the device stores integers in the host's byte order */
     int host_unified;        /* the device works in the host's memory (CPUs): host arrays need no copies */
+    int inline_barrier_functions;  /* Intel's CPU runtime: -D INLINE_BARRIER_FUNCTIONS (cl/common.cl) */
 } device_limits;
 
 /* *product = a * b, or 0 when the product does not fit size_t (which the test build can

@@ -19,7 +19,7 @@ clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix
     if (!bit_range(options, 8 * o->key_bytes, &begin, &end))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     o->image = key_transform_of(type, options && options->descending);
-    o->begin_bit = begin;
+    o->begin_bit = end > begin ? begin : 0;  /* empty: every image 0, and no shift by 64 at bit 64 */
     o->bits = end - begin;
     o->mask = o->bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << o->bits) - 1;
     return CLRADIX_SUCCESS;
