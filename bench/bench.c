@@ -653,8 +653,8 @@ static void time_topk(const device_run *d, const workload *w, size_t rows, size_
     const size_t key_bytes = type_bytes(w->type), n = rows * row_length;
     cl_int err;
     cl_mem keys = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * key_bytes, w->keys, &err);
-    cl_mem out_keys = err == CL_SUCCESS ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, rows * k * key_bytes, NULL, &err)
-                                        : NULL;
+    cl_mem out_keys = err == CL_SUCCESS
+        ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, rows * k * key_bytes, NULL, &err) : NULL;
     cl_mem out_indices = err == CL_SUCCESS
         ? clCreateBuffer(d->context, CL_MEM_READ_WRITE, rows * k * sizeof(uint32_t), NULL, &err) : NULL;
     double *times = malloc((size_t)runs * sizeof *times);

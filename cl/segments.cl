@@ -104,7 +104,8 @@ BARRIER_FUNCTION uint take_job(__global uint *state, uint list, __local uint *ne
  * offsets that decrease) can count other keys than they move, and their result is
  * unspecified, but never outside the job. Ends with a barrier.
  */
-BARRIER_FUNCTION void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_value *sorted_values,) uint valid,
+BARRIER_FUNCTION
+void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_value *sorted_values,) uint valid,
                 digit_spec spec, __local const uint *run_begin, __local uint *digit_next, uint limit,
                 __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
 {
@@ -140,7 +141,8 @@ BARRIER_FUNCTION void store_runs(__local const radix_key *sorted, IF_VALUES(__lo
  * sorted in local memory (rank_tile) and written run by run after digit_next (store_runs),
  * never at or past limit. The group's local arrays are passed in (kernel scope only).
  */
-BARRIER_FUNCTION void scatter_range(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
+BARRIER_FUNCTION
+void scatter_range(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
                    digit_spec spec, __local radix_key *tile_a, __local radix_key *tile_b,
                    IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,) __local uint *counters,
                    __local uint *moved, __local uint *run_begin, __local uint *digit_next, uint limit,

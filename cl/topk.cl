@@ -27,7 +27,7 @@
  * Rows: one work-group selects a whole row at a time (topk_rows_select), each row's
  * survivors in input order; a segmented sort of them follows. Rows longer than a
  * work-group's share (and a flat top-k of a large k, where the tuning row says so) take
- * the prefix of a full sort instead (topk_prefix_write).
+ * the prefix of a full sort instead. topk_write writes either out.
  *
  * Shared state: prefix (one radix_key), and state[] below.
  */
@@ -69,7 +69,8 @@ key_vector topk_images8(key_vector key, key_order order)
     const key_vector magnitude_bits = (key_vector)(radix_key)(sign - 1);
     key = select((key_vector)0, key, (key & magnitude_bits) + magnitude_bits);
     const key_vector total = key ^ select((key_vector)sign, (key_vector)(radix_key)~(radix_key)0, key);
-    const key_vector image = min(total - (key_vector)bottom, (key_vector)(radix_key)(top - bottom + 1)) + (key_vector)bottom;
+    const key_vector image =
+        min(total - (key_vector)bottom, (key_vector)(radix_key)(top - bottom + 1)) + (key_vector)bottom;
     return image ^ (key_vector)(radix_key)~order.neg_xor;
 #else
     return key ^ select((key_vector)order.pos_xor, (key_vector)order.neg_xor, key);
@@ -171,7 +172,8 @@ void topk_sample(__global const radix_key *keys, uint n, uint low, uint mask, KE
         const float rank = (float)k * samples / n, margin = 4.0f * sqrt(rank) + 8.0f;
         uint before;
         state[TOPK_LO] = rank - margin < 1.0f ? 0 : topk_choose(counts, (uint)(rank - margin), &before);
-        state[TOPK_HI] = rank + margin + 1.0f > samples ? mask : topk_choose(counts, (uint)(rank + margin) + 1, &before);
+        state[TOPK_HI] = rank + margin + 1.0f > samples ? mask
+                                                       : topk_choose(counts, (uint)(rank + margin) + 1, &before);
         *prefix = 0;
     }
 }
@@ -503,14 +505,15 @@ void topk_gather(__global const radix_key *candidates, __global const uint *cand
 
 /*
  * Rows (row_length keys each, row-major), one row at a time per work-group: the row's
- * radix select (digits digits from the top, every pass over the whole row, which a core's
- * cache or the group's reads keep close), then its k survivors in input order, with their
- * positions in the row, at row * k.
+ * radix select (digits digits from the top, the top one bits [low, low + 8) of the image
+ * as many as the range has (mask); every pass over the whole row, which a core's cache or
+ * the group's reads keep close), then its k survivors in input order, with their
+ * positions in the whole array, at row * k.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length, uint k, uint digits,
-                               uint begin_bit, uint end_bit, KEY_ORDER_ARGS, __global radix_key *survivors,
-                               __global uint *survivor_positions)
+void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length, uint k, uint digits, uint low,
+                      uint mask, uint begin_bit, uint end_bit, KEY_ORDER_ARGS, __global radix_key *survivors,
+                      __global uint *survivor_positions)
 {
     __local uint counts[TOPK_RADIX], chosen_remaining;
 #if WG > 1
@@ -518,11 +521,9 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
 #endif
     __local radix_key chosen_prefix;
     const uint lid = get_local_id(0);
-    /* The top digit: bits [low, low + 8) of the image, as many as the range has (mask). */
-    const uint bits = end_bit - begin_bit, top_shift = digits ? 8 * (digits - 1) : 0, low = begin_bit + top_shift;
-    const uint mask = bits - top_shift >= 8 ? 0xFF : (1u << (bits - top_shift)) - 1;
     for (uint row = get_group_id(0); row < rows; row += get_num_groups(0)) {
-        __global const radix_key *row_keys = keys + (size_t)row * row_length;
+        const uint row_start = row * row_length;  /* n fits a uint */
+        __global const radix_key *row_keys = keys + row_start;
         radix_key prefix = 0;
         uint remaining = k, top = 0;  /* top: the k-th key's top digit, once chosen */
         for (uint digit = digits; digit-- > 0;) {
@@ -535,7 +536,8 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
                 uint j = 0;
                 for (; j + 8 <= row_length; j += 8)
                     if (any(topk_top_digits8(row_keys, j, low, mask, KEY_ORDER) == (uint8)top))
-                        topk_count_matching(row_keys, j, j + 8, 1, shift, begin_bit, end_bit, KEY_ORDER, prefix, counts);
+                        topk_count_matching(row_keys, j, j + 8, 1, shift, begin_bit, end_bit, KEY_ORDER, prefix,
+                                            counts);
                 topk_count_matching(row_keys, j, row_length, 1, shift, begin_bit, end_bit, KEY_ORDER, prefix, counts);
             } else
 #endif
@@ -544,7 +546,8 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
             barrier(CLK_LOCAL_MEM_FENCE);
             if (lid == 0) {
                 uint before;
-                chosen_prefix = (radix_key)((radix_key)(prefix << 8) | (radix_key)topk_choose(counts, remaining, &before));
+                const uint digit_here = topk_choose(counts, remaining, &before);
+                chosen_prefix = (radix_key)((radix_key)(prefix << 8) | (radix_key)digit_here);
                 chosen_remaining = remaining - before;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -562,12 +565,12 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
         for (; j + 8 <= row_length; j += 8)  /* 8 keys whose top digits are all above the k-th's are out */
             if (any(topk_top_digits8(row_keys, j, low, mask, KEY_ORDER) <= (uint8)top))
                 for (uint i = j; i < j + 8; ++i)
-                    topk_place(row_keys[i], prefix, i, remaining, &less, &same, row_survivors, row_positions,
-                               begin_bit, end_bit, KEY_ORDER);
+                    topk_place(row_keys[i], prefix, row_start + i, remaining, &less, &same, row_survivors,
+                               row_positions, begin_bit, end_bit, KEY_ORDER);
 #endif
         for (; j < row_length; ++j)
-            topk_place(row_keys[j], prefix, j, remaining, &less, &same, row_survivors, row_positions, begin_bit,
-                       end_bit, KEY_ORDER);
+            topk_place(row_keys[j], prefix, row_start + j, remaining, &less, &same, row_survivors, row_positions,
+                       begin_bit, end_bit, KEY_ORDER);
 #else
         for (uint base = 0; base < row_length; base += WG) {
             const uint j = base + lid;
@@ -584,7 +587,7 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
                                         remaining);
             if (slot != UINT_MAX) {
                 row_survivors[slot] = key;
-                row_positions[slot] = j;
+                row_positions[slot] = row_start + j;
             }
             less += tile & 0xFFFF;
             same += tile >> 16;
@@ -604,35 +607,21 @@ void topk_put_index(__global uint *indices, uint index_words, uint i, uint posit
     }
 }
 
-/* The sorted survivors out: keys (unless out_keys is not wanted) and positions as
-   indices of index_words words. */
-__kernel void topk_write(__global const radix_key *keys, __global const uint *positions, uint count,
-                         __global radix_key *out_keys, uint want_keys, __global uint *out_indices,
-                         uint index_words)
+/* Each row's first k out (count = rows * k): row r's positions (in the whole array, in the
+   wanted order) are order[r * order_stride ...]: the sorted survivors' (stride k) or a full
+   argsort's (stride row_length). Keys are read at their positions (unless out_keys is not
+   wanted), indices written as positions within the row, of index_words words. */
+__kernel void topk_write(__global const radix_key *keys, __global const uint *order, uint order_stride,
+                         uint row_length, uint k, uint count, __global radix_key *out_keys, uint want_keys,
+                         __global uint *out_indices, uint index_words)
 {
     const uint i = get_global_id(0);
     if (i >= count)
         return;
-    if (want_keys)
-        out_keys[i] = keys[i];
-    if (index_words)
-        topk_put_index(out_indices, index_words, i, positions[i]);
-}
-
-/* A full sort's prefix, per row of row_length keys: the first k of each row's stable
-   permutation `order` (positions in the whole array), as keys (unless out_keys is not
-   wanted) and indices within the row of index_words words; count = rows * k. */
-__kernel void topk_prefix_write(__global const radix_key *keys, __global const uint *order, uint row_length, uint k,
-                                uint count, __global radix_key *out_keys, uint want_keys, __global uint *out_indices,
-                                uint index_words)
-{
-    const uint i = get_global_id(0);
-    if (i >= count)
-        return;
-    const uint row = i / k, row_start = row * row_length;  /* (no i % k: see topk_chunk) */
-    const uint position = order[row_start + i - row * k];
+    const uint row = i / k;  /* (no i % k: see topk_chunk) */
+    const uint position = order[row * order_stride + i - row * k];
     if (want_keys)
         out_keys[i] = keys[position];
     if (index_words)
-        topk_put_index(out_indices, index_words, i, position - row_start);
+        topk_put_index(out_indices, index_words, i, position - row * row_length);
 }

@@ -77,10 +77,8 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     free(extensions);
     /* Intel's CPU runtime crashes in functions with barriers that it keeps out of line
        (cl/common.cl, BARRIER_FUNCTION); forcing them inline elsewhere breaks POCL and oclgrind. */
-    cl_platform_id platform = NULL;
-    char platform_name[256] = "";
-    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name, NULL);
+    char platform_name[256];
+    device_platform_name(device, platform_name, sizeof platform_name);
     limits->inline_barrier_functions = (limits->type & CL_DEVICE_TYPE_CPU) && strstr(platform_name, "Intel") != NULL;
     if (limits->compute_units == 0)
         limits->compute_units = 1;

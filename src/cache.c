@@ -84,10 +84,8 @@ int cache_enabled(cl_device_id device)
     const char *setting = getenv("CLRADIX_CACHE");
     if (setting && *setting)
         return strcmp(setting, "0") != 0;
-    cl_platform_id platform = NULL;
-    char name[256] = "";
-    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+    char name[256];
+    device_platform_name(device, name, sizeof name);
     return !strstr(name, "Portable Computing Language");  /* POCL: its own cache (see above) */
 }
 

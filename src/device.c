@@ -83,14 +83,23 @@ static int all_digits(const char *s)
     return 1;
 }
 
-/* "<platform name> <device name>" of device, in buf. */
-static void describe(cl_device_id device, char *buf, size_t size)
+int device_platform_name(cl_device_id device, char *buf, size_t size)
 {
     cl_platform_id platform = NULL;
-    size_t used = 0;
     buf[0] = '\0';
     if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) == CL_SUCCESS
         && clGetPlatformInfo(platform, CL_PLATFORM_NAME, size - 1, buf, NULL) == CL_SUCCESS) {
+        buf[size - 1] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* "<platform name> <device name>" of device, in buf. */
+static void describe(cl_device_id device, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (device_platform_name(device, buf, size)) {
         used = strlen(buf);
         buf[used++] = ' ';
         buf[used] = '\0';

@@ -32,7 +32,7 @@ typedef struct radix_params {
     unsigned strategy;       /* flat sorts past small_n: STRATEGY_LSD or STRATEGY_PARTITION (host side only) */
     unsigned medium_n;       /* most keys of a segment one work-group sorts by passes of its own (host side only) */
     unsigned local_n;        /* the engine's SMALL_N: most keys of a segment sorted in local memory (0: small_n) */
-    unsigned topk_sort;      /* a flat top-k of k >= n / topk_sort keys takes a full sort's prefix (0: never; host side only) */
+    unsigned topk_sort;      /* a flat top-k of k >= n / topk_sort keys: a full sort's prefix (0: never; host only) */
 } radix_params;
 
 /* How flat sorts of more than SMALL_N keys run: LSD passes over the whole array, or one
@@ -118,8 +118,8 @@ typedef struct radix_program {
     cl_kernel seg_start, seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
     cl_kernel seg_tiny, seg_local, seg_medium, seg_copy;
     /* PROGRAM_TOPK (cl/topk.cl) */
-    cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count, topk_pick, topk_chunk_counts, topk_chunk_scan;
-    cl_kernel topk_gather, topk_rows_select, topk_write, topk_prefix_write;
+    cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count;
+    cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
 } radix_program;
 
 /* A compiler log, kept until the sorter is released (clradix_build_log hands it out). */
@@ -181,6 +181,9 @@ int tuning_halve_wg(radix_params *params, int scan_kernel);
 
 /* cache.c: compiled programs on disk. */
 int cache_enabled(cl_device_id device);  /* CLRADIX_CACHE, else on except on POCL */
+/* device.c: the name of the device's platform in buf (size bytes, at least 1); 0 and an
+   empty string when it cannot be had. */
+int device_platform_name(cl_device_id device, char *buf, size_t size);
 void cache_key(cl_device_id device, const char *const *sources, int count, const char *options, uint64_t key[2]);
 unsigned char *cache_load(const uint64_t key[2], size_t *length);  /* NULL: no usable entry */
 void cache_store(const uint64_t key[2], const unsigned char *binary, size_t length);

@@ -41,7 +41,7 @@ typedef struct kernel_entry {
 #define SEGMENTS (1u << PROGRAM_SEGMENTS)
 #define TOPK (1u << PROGRAM_TOPK)
 
-enum { KERNEL_COUNT = 35 };
+enum { KERNEL_COUNT = 34 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -81,7 +81,6 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->topk_gather, "topk_gather", TOPK, 0, 1 },
         { &p->topk_rows_select, "topk_rows_select", TOPK, 0, 1 },
         { &p->topk_write, "topk_write", TOPK, 1, 1 },
-        { &p->topk_prefix_write, "topk_prefix_write", TOPK, 1, 1 },
     };
     memcpy(table, entries, sizeof entries);
 }

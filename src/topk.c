@@ -77,15 +77,6 @@ static cl_mem row_offsets(const clradix_sorter *sorter, size_t rows, size_t leng
     return buffer;
 }
 
-/* The write of the sorted survivors (or of the rows' first k) into the caller's outputs;
-   unwanted outputs get a temporary that is never written. */
-static cl_int set_outputs(cl_kernel kernel, cl_uint first, const topk_call *t, const cl_mem *unused)
-{
-    const cl_uint want_keys = t->out_keys != NULL, index_words = (cl_uint)(t->index_size / 4);
-    const cl_mem out_keys = t->out_keys ? t->out_keys : *unused, out_indices = t->out_indices ? t->out_indices : *unused;
-    return set_args_at(kernel, first, 4, ARG(out_keys), ARG(want_keys), ARG(out_indices), ARG(index_words));
-}
-
 /* The call's last event to the caller on success (else released); returns status. */
 static clradix_status hand_over(clradix_status status, cl_event last, cl_event *event)
 {
@@ -96,15 +87,43 @@ static clradix_status hand_over(clradix_status status, cl_event last, cl_event *
     return status;
 }
 
-/* How many work-groups the select kernels run in. */
-static size_t select_groups(const clradix_sorter *sorter, const radix_params *q)
+/* The select's top digit of the bit range: bits [*low, *low + 8) of the image, as many as
+   the range has (*mask); returns the number of digits (an empty range is one digit, 0 for
+   every key). */
+static cl_uint top_digit(const sort_request *r, cl_uint *low, cl_uint *mask)
 {
-    return sorter->limits.compute_units * (size_t)(q->groups_per_cu ? q->groups_per_cu : 1);
+    const cl_uint bits = r->end_bit - r->begin_bit, digits = bits ? (bits + 7) / 8 : 1, below = 8 * (digits - 1);
+    *low = r->begin_bit + below;
+    *mask = bits - below >= 8 ? 0xFF : (1u << (bits - below)) - 1;
+    return digits;
 }
 
-/* The call's survivors (count keys with their positions, in buffers of the call, each row's in
-   input order), once `ready` is complete: sorted stably, as one run or as rows of k, and
-   written to the caller's outputs. Takes ready. */
+/* Each row's first k into the caller's outputs once `ready` is complete (taken): keys read
+   at their positions, order[row * order_stride ...] (in the whole array, in the wanted order). */
+static clradix_status write_first_k(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+                                    const topk_call *t, cl_mem order, size_t order_stride, cl_event ready,
+                                    cl_event *event)
+{
+    const cl_uint stride = (cl_uint)order_stride, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
+    const cl_uint count = (cl_uint)(t->rows * t->k), want_keys = t->out_keys != NULL;
+    const cl_uint index_words = (cl_uint)(t->index_size / 4);
+    /* An output not wanted gets a buffer of the call's that the kernel never writes. */
+    const cl_mem out_keys = t->out_keys ? t->out_keys : order, out_indices = t->out_indices ? t->out_indices : order;
+    const size_t wg = p->params.scan_wg;
+    chain out = { queue, 1, &ready, NULL };
+    pthread_mutex_lock(&sorter->lock);
+    cl_int err = set_args(p->topk_write, 10, ARG(t->r.keys), ARG(order), ARG(stride), ARG(row_length), ARG(k),
+                          ARG(count), ARG(out_keys), ARG(want_keys), ARG(out_indices), ARG(index_words));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(&out, p->topk_write, groups_for(count, wg), wg);
+    pthread_mutex_unlock(&sorter->lock);
+    clReleaseEvent(ready);
+    return hand_over(status_from_cl(err), out.last, event);
+}
+
+/* The call's survivors (rows x k keys with their positions in the whole array, each row's
+   in input order), once `ready` is complete (taken): sorted stably, as one run or as rows
+   of k, and written to the caller's outputs. */
 static clradix_status sort_and_write(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
                                      const topk_call *t, cl_mem survivors, cl_mem positions, cl_mem row_offsets,
                                      cl_event ready, cl_event *event)
@@ -122,38 +141,21 @@ static clradix_status sort_and_write(clradix_sorter *sorter, cl_command_queue qu
     s.offsets = row_offsets;
     s.num_segments = row_offsets ? t->rows : 0;
     cl_event sorted = NULL;
-    clradix_status status = dispatch_sort(sorter, queue, &s, 1, &ready, &sorted);
+    const clradix_status status = dispatch_sort(sorter, queue, &s, 1, &ready, &sorted);
     clReleaseEvent(ready);
-    chain out = { queue, 1, &sorted, NULL };
-    if (status == CLRADIX_SUCCESS) {
-        const cl_uint total = (cl_uint)count;
-        const size_t wg = p->params.scan_wg;
-        pthread_mutex_lock(&sorter->lock);
-        cl_int err = set_args(p->topk_write, 3, ARG(survivors), ARG(positions), ARG(total));
-        if (err == CL_SUCCESS)
-            err = set_outputs(p->topk_write, 3, t, &positions);
-        if (err == CL_SUCCESS)
-            err = chain_kernel(&out, p->topk_write, groups_for(count, wg), wg);
-        pthread_mutex_unlock(&sorter->lock);
-        status = status_from_cl(err);
-    }
-    if (sorted)
-        clReleaseEvent(sorted);
-    return hand_over(status, out.last, event);
+    return status == CLRADIX_SUCCESS ? write_first_k(sorter, queue, p, t, positions, t->k, sorted, event) : status;
 }
 
-/* The radix select of one row of n keys with p (caller: nothing held). */
+/* The radix select of one row of n keys with p (the caller holds no lock). */
 static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
                                      const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     const sort_request *r = &t->r;
     const radix_params *q = &p->params;
-    const size_t groups = select_groups(sorter, q), chunks = groups * q->wg;
-    /* An empty bit range is one digit that is 0 for every key. */
-    const cl_uint bits = r->end_bit - r->begin_bit, digits = bits ? (bits + 7) / 8 : 1;
+    const size_t groups = q->max_groups, chunks = groups * q->wg;
+    cl_uint low, mask;
+    const cl_uint digits = top_digit(r, &low, &mask);
     const cl_uint n = (cl_uint)r->n, k = (cl_uint)t->k, slice = (cl_uint)((r->n + groups - 1) / groups);
-    const cl_uint low = r->begin_bit + 8 * (digits - 1), mask = bits - 8 * (digits - 1) >= 8 ? 0xFF
-                                                              : (1u << (bits - 8 * (digits - 1))) - 1;
     const cl_uint group_count = (cl_uint)groups, chunk_count = (cl_uint)chunks;
     enum { PREFIX, STATE, TABLE, BELOW, EQUAL, CANDIDATES, CANDIDATE_POSITIONS, KEYS, POSITIONS, BUFFERS };
     const size_t bytes[BUFFERS] = { r->key_bytes, (6 + 256) * sizeof(cl_uint), 256 * groups * sizeof(cl_uint),
@@ -267,24 +269,11 @@ static clradix_status enqueue_prefix(clradix_sorter *sorter, cl_command_queue qu
         s.num_segments = offsets ? t->rows : 0;
         status = dispatch_sort(sorter, queue, &s, num_wait, wait_list, &sorted);
     }
-    chain out = { queue, 1, &sorted, NULL };
-    if (status == CLRADIX_SUCCESS) {
-        const cl_uint row_length = (cl_uint)t->row_length, k = (cl_uint)t->k, count = (cl_uint)(t->rows * t->k);
-        const size_t wg = p->params.scan_wg;
-        pthread_mutex_lock(&sorter->lock);
-        err = set_args(p->topk_prefix_write, 5, ARG(t->r.keys), ARG(order), ARG(row_length), ARG(k), ARG(count));
-        if (err == CL_SUCCESS)
-            err = set_outputs(p->topk_prefix_write, 5, t, &order);
-        if (err == CL_SUCCESS)
-            err = chain_kernel(&out, p->topk_prefix_write, groups_for(count, wg), wg);
-        pthread_mutex_unlock(&sorter->lock);
-        status = status_from_cl(err);
-    }
-    if (sorted)
-        clReleaseEvent(sorted);
+    if (status == CLRADIX_SUCCESS)
+        status = write_first_k(sorter, queue, p, t, order, t->row_length, sorted, event);
     cl_mem buffers[] = { order, offsets };
     release_all(buffers, 2);
-    return hand_over(status, out.last, event);
+    return status;
 }
 
 /* Rows: each row's survivors selected by one work-group, then sorted as segments of k. */
@@ -292,7 +281,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
                                    const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     const sort_request *r = &t->r;
-    const size_t count = t->rows * t->k, groups = select_groups(sorter, &p->params);
+    const size_t count = t->rows * t->k, groups = p->params.max_groups;
     enum { KEYS, POSITIONS, OFFSETS, BUFFERS };
     const size_t bytes[BUFFERS] = { count * r->key_bytes, count * sizeof(cl_uint), (t->rows + 1) * sizeof(cl_uint) };
     if (bytes[KEYS] > sorter->limits.max_alloc || bytes[POSITIONS] > sorter->limits.max_alloc
@@ -306,12 +295,14 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     key_args ka;
     make_key_args(r, &ka);
     const cl_uint rows = (cl_uint)t->rows, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
-    const cl_uint digits = (r->end_bit - r->begin_bit + 7) / 8;
+    cl_uint low, mask;
+    const cl_uint digits = top_digit(r, &low, &mask);
     chain c = { queue, num_wait, wait_list, NULL };
     pthread_mutex_lock(&sorter->lock);
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_rows_select, 12, ARG(r->keys), ARG(rows), ARG(row_length), ARG(k), ARG(digits),
-                       ARG(ka.begin_bit), ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[KEYS]), ARG(b[POSITIONS]));
+        err = set_args(p->topk_rows_select, 14, ARG(r->keys), ARG(rows), ARG(row_length), ARG(k), ARG(digits),
+                       ARG(low), ARG(mask), ARG(ka.begin_bit), ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[KEYS]),
+                       ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_rows_select, t->rows < groups ? t->rows : groups, p->params.wg);
     pthread_mutex_unlock(&sorter->lock);

@@ -18,7 +18,7 @@ typedef struct row_params {
     unsigned strategy;        /* STRATEGY: flat sorts past SMALL_N by STRATEGY_LSD (1) or STRATEGY_PARTITION (2) */
     unsigned medium_n;        /* MEDIUM_N: most keys of a segment that one work-group sorts by passes of its own */
     unsigned local_n;         /* LOCAL_N: most keys of a segment sorted in local memory, a power of two (0: SMALL_N) */
-    unsigned topk_sort;       /* TOPK_SORT: a flat top-k of k >= n / TOPK_SORT keys takes a full sort's prefix (0: never) */
+    unsigned topk_sort;       /* TOPK_SORT: a flat top-k of k >= n / TOPK_SORT keys: a full sort's prefix (0: never) */
 } row_params;
 
 typedef struct tuning_row {
@@ -47,7 +47,8 @@ static const tuning_row tuning_table[] = {
        Intel have 64). Other variants use smaller tiles where they must: README.md lists
        them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's; a top-k
        of a quarter of the keys or more by a full sort's prefix. Not yet measured on a GPU. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "NVIDIA GPUs" },
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
+      "NVIDIA GPUs" },
     { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
       "AMD GPUs" },
     { "Intel", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "Intel GPUs" },

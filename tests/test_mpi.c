@@ -327,7 +327,7 @@ static void sort_cases(void)
         { "bits 4..12 of u32, keys", CLRADIX_U32, 0, DIST_RANDOM, 0, 3000, 0, -1, { 4, 12, 0 }, OUT_BALANCED },
         { "bits 28..32 descending", CLRADIX_I32, 4, DIST_RANDOM, 0, 3000, 0, -1, { 28, 32, 1 }, OUT_BALANCED },
         { "empty bit range", CLRADIX_U32, 4, DIST_RANDOM, 0, 1000, 0, -1, { 5, 5, 0 }, OUT_BALANCED },
-        { "empty bit range at bit 64, merged", CLRADIX_U64, 8, DIST_RANDOM, 0, 1000, 0, -1, { 64, 0, 0 }, OUT_ALL_TO_0 },
+        { "empty range at bit 64, merged", CLRADIX_U64, 8, DIST_RANDOM, 0, 1000, 0, -1, { 64, 0, 0 }, OUT_ALL_TO_0 },
         { "f32 edge values", CLRADIX_F32, 4, DIST_RANDOM, 1, 3000, 11, -1, { 0 }, OUT_BALANCED },
         { "f64 edge values, descending", CLRADIX_F64, 8, DIST_RANDOM, 1, 3000, 0, -1, { .descending = 1 },
           OUT_BALANCED },

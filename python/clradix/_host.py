@@ -17,24 +17,29 @@ def _native(a):
     return np.ascontiguousarray(a, dtype=_keys.native_key_dtype(a.dtype))
 
 
+def _call(sorter, name, *arguments):
+    """The library's host-array call `name` with the sorter, no queue and arguments; a failure
+    raises clradix.Error (a build failure's with the sorter's build log)."""
+    _library.check(getattr(_library.lib(), name)(sorter.handle, None, *arguments), sorter=sorter.handle)
+
+
 def sort_keys_in_place(sorter, k, code, opts):
     if k.size:
-        _library.check(_library.lib().clradix_sort_keys_host(sorter.handle, None, code, _pointer(k), k.size,
-                                                              ctypes.byref(opts)), sorter=sorter.handle)
+        _call(sorter, "clradix_sort_keys_host", code, _pointer(k), k.size, ctypes.byref(opts))
 
 
 def sort_pairs_in_place(sorter, k, code, v, opts):
     if k.size:
-        _library.check(_library.lib().clradix_sort_pairs_host(sorter.handle, None, code, _pointer(k), _pointer(v),
-                                                               v.dtype.itemsize, k.size, ctypes.byref(opts)), sorter=sorter.handle)
+        _call(sorter, "clradix_sort_pairs_host", code, _pointer(k), _pointer(v), v.dtype.itemsize, k.size,
+              ctypes.byref(opts))
 
 
 def argsort_flat(sorter, k, code, opts, index_dtype):
     """The stable permutation of contiguous keys k as index_dtype."""
     indices = np.empty(k.size, dtype=index_dtype)
     if k.size:
-        _library.check(_library.lib().clradix_argsort_host(sorter.handle, None, code, _pointer(k), _pointer(indices),
-                                                            indices.dtype.itemsize, k.size, ctypes.byref(opts)), sorter=sorter.handle)
+        _call(sorter, "clradix_argsort_host", code, _pointer(k), _pointer(indices), indices.dtype.itemsize, k.size,
+              ctypes.byref(opts))
     return indices
 
 
@@ -51,8 +56,8 @@ def sort_rows_in_place(sorter, k, code, opts):
     of the rows."""
     rows, offsets = _rows(k)
     if rows:
-        _library.check(_library.lib().clradix_sort_segments_keys_host(
-            sorter.handle, None, code, _pointer(k), k.size, _pointer(offsets), rows, ctypes.byref(opts)), sorter=sorter.handle)
+        _call(sorter, "clradix_sort_segments_keys_host", code, _pointer(k), k.size, _pointer(offsets), rows,
+              ctypes.byref(opts))
 
 
 def argsort_last_axis(sorter, k, code, opts, index_dtype):
@@ -64,9 +69,8 @@ def argsort_last_axis(sorter, k, code, opts, index_dtype):
         return argsort_flat(sorter, k.reshape(-1), code, opts, index_dtype).reshape(k.shape)
     wide = np.dtype(np.uint32 if k.size <= _library.MAX_N else np.uint64)
     indices = np.empty(k.shape, dtype=wide)
-    _library.check(_library.lib().clradix_argsort_segments_host(
-        sorter.handle, None, code, _pointer(k), _pointer(indices), wide.itemsize, k.size, _pointer(offsets), rows,
-        ctypes.byref(opts)), sorter=sorter.handle)
+    _call(sorter, "clradix_argsort_segments_host", code, _pointer(k), _pointer(indices), wide.itemsize, k.size,
+          _pointer(offsets), rows, ctypes.byref(opts))
     indices -= offsets[:-1].astype(wide).reshape(k.shape[:-1] + (1,))
     return indices.astype(index_dtype, copy=False)
 
@@ -80,10 +84,11 @@ def _moved(a, axis):
     return np.moveaxis(a, axis, -1)
 
 
-def _sort_in_place(sorter, a, work, native, opts, float_order):
-    """sort(out=a) of a whose sorted axis is contiguous, in its own memory (no copy). On
-    failure a is as it was: the library leaves host arrays untouched, and the key
-    transform is undone."""
+def _sort_native(sorter, work, native, opts, float_order):
+    """Sorts the contiguous native keys work along its last axis in their own memory (rows:
+    each a segment of one segmented sort); returns them, as native. The key transform is
+    undone also on failure, which leaves the keys as they were (the library leaves host
+    arrays untouched)."""
     k = _keys.library_keys(work, in_place=True)
     try:
         code = _keys.key_type(native, _keys.host_float_order(k, float_order))
@@ -92,8 +97,8 @@ def _sort_in_place(sorter, a, work, native, opts, float_order):
         else:
             sort_rows_in_place(sorter, k, code, opts)
     finally:
-        _keys.restore_keys(k, native)
-    return a
+        k = _keys.restore_keys(k, native)
+    return k
 
 
 def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
@@ -107,15 +112,10 @@ def sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out):
         if not out.flags.writeable:
             raise ValueError("out is read-only")
     work = _moved(a, axis)
-    if out is a and a.dtype == native and work.flags.c_contiguous:
-        return _sort_in_place(sorter, a, work, native, opts, float_order)
-    k = _keys.library_keys(np.array(work, dtype=native, order="C"), in_place=True)  # the copy that is sorted
-    code = _keys.key_type(native, _keys.host_float_order(k, float_order))
-    if k.ndim == 1:
-        sort_keys_in_place(sorter, k, code, opts)
-    else:  # each row a segment of one segmented sort, in a copy with the axis last
-        sort_rows_in_place(sorter, k, code, opts)
-    k = _keys.restore_keys(k, native)
+    if out is a and a.dtype == native and work.flags.c_contiguous:  # in a's own memory, no copy
+        _sort_native(sorter, work, native, opts, float_order)
+        return a
+    k = _sort_native(sorter, np.array(work, dtype=native, order="C"), native, opts, float_order)  # a sorted copy
     result = np.moveaxis(k, -1, axis) if axis is not None and k.ndim > 1 else k
     if result.dtype != a.dtype:
         result = result.astype(a.dtype)  # back to the input's byte order
@@ -154,9 +154,8 @@ def topk(sorter, a, k, axis, largest):
     if rows and k:
         opts = _keys.options(native, largest, 0, None)
         code = _keys.key_type(native, _keys.host_float_order(keys, "numpy"))
-        _library.check(_library.lib().clradix_topk_rows_host(
-            sorter.handle, None, code, _pointer(keys), rows, length, k, _pointer(out_keys), _pointer(out_indices), 8,
-            ctypes.byref(opts)), sorter=sorter.handle)
+        _call(sorter, "clradix_topk_rows_host", code, _pointer(keys), rows, length, k, _pointer(out_keys),
+              _pointer(out_indices), 8, ctypes.byref(opts))
     values = _keys.restore_keys(out_keys, native).astype(a.dtype, copy=False)
     indices = out_indices.astype(np.intp)
     if axis is not None:
