@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages that building, benchmarking and testing clradix need, then
-# the Python tests' optional packages from PyPI into a folder of the project's own.
+# from PyPI into folders of the project's own: the Python tests' optional packages, and
+# Intel's OpenCL runtime for CPUs, a second OpenCL implementation the tests run on.
 # Idempotent: does nothing when everything is already installed.
 set -eu
 
@@ -26,3 +27,4 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
 fi
 sh "$(dirname "$0")/python-extras.sh" /usr/bin/python3  # Debian's, with the packages above
+sh "$(dirname "$0")/intel-opencl.sh" /usr/bin/python3

@@ -3,7 +3,8 @@
  * device numbering and selection, a queue of the other device, a device outside the
  * sorter's context, both devices sorting one buffer in turn, and one host sort shared by
  * both devices (each in a context of its own), by one device twice, and by the same
- * sorter twice.
+ * sorter twice. With CLRADIX_TEST_THIRD_DEVICE, one host sort shared by three
+ * implementations instead.
  */
 #include "testutil.h"
 
@@ -146,79 +147,102 @@ START_TEST(test_both_devices)
 }
 END_TEST
 
+/* The cases a host sort shared by several devices runs. */
+typedef struct multi_case {
+    clradix_key_type type;
+    sort_kind kind;
+    size_t value_size;
+    clradix_options options;
+} multi_case;
+
+static const multi_case multi_cases[] = {
+    { CLRADIX_U32, SORT_KEYS, 0, { 0 } },
+    { CLRADIX_F32, SORT_PAIRS, 4, { 0, 0, 1 } },
+    { CLRADIX_I64, SORT_PAIRS, 16, { 5, 50, 0 } },
+    { CLRADIX_F64, SORT_ARGSORT, 8, { 0 } },
+    { CLRADIX_U32, SORT_ARGSORT, 4, { 0, 0, 1 } },
+    { CLRADIX_U16, SORT_PAIRS, 4, { 0 } },
+    { CLRADIX_I8, SORT_KEYS, 0, { 0, 0, 1 } },
+    { CLRADIX_BF16, SORT_ARGSORT, 4, { 2, 14, 0 } },
+};
+enum { MULTI_CASES = sizeof multi_cases / sizeof multi_cases[0] };
+
+/* Case c (seeded by seed) shared by the count sorters of set, against the oracle and bit
+   for bit against the same sort by single alone. */
+static void check_multi(clradix_sorter *const *set, unsigned count, clradix_sorter *single, const multi_case *c,
+                        uint64_t seed)
+{
+    const size_t n = 200003;
+    const size_t kb = key_bytes_of(c->type), vs = c->value_size;
+    void *in = make_keys(c->type, DIST_LOW_ENTROPY, n, seed), *keys = malloc(n * kb);
+    void *in_values = vs ? make_values(vs, n) : NULL, *values = vs ? malloc(n * vs) : NULL;
+    void *single_keys = malloc(n * kb), *single_values = vs ? malloc(n * vs) : NULL;
+    memcpy(keys, in, n * kb);
+    memcpy(single_keys, in, n * kb);
+    if (vs) {
+        memcpy(values, in_values, n * vs);
+        memcpy(single_values, in_values, n * vs);
+    }
+    const clradix_options *o = &c->options;
+    clradix_status status, alone;
+    switch (c->kind) {
+    case SORT_KEYS:
+        status = clradix_sort_keys_host_multi(set, count, c->type, keys, n, o);
+        alone = clradix_sort_keys_host(single, NULL, c->type, single_keys, n, o);
+        break;
+    case SORT_PAIRS:
+        status = clradix_sort_pairs_host_multi(set, count, c->type, keys, values, vs, n, o);
+        alone = clradix_sort_pairs_host(single, NULL, c->type, single_keys, single_values, vs, n, o);
+        break;
+    default:
+        status = clradix_argsort_host_multi(set, count, c->type, keys, values, vs, n, o);
+        alone = clradix_argsort_host(single, NULL, c->type, single_keys, single_values, vs, n, o);
+        break;
+    }
+    ck_assert_int_eq(status, CLRADIX_SUCCESS);
+    ck_assert_int_eq(alone, CLRADIX_SUCCESS);
+    ck_assert_mem_eq(keys, single_keys, n * kb);  /* bit for bit */
+    if (vs)
+        ck_assert_mem_eq(values, single_values, n * vs);
+    size_t *perm = oracle_order(c->type, in, n, o);
+    char msg[256];
+    if (c->kind == SORT_ARGSORT) {
+        ck_assert_mem_eq(keys, in, n * kb);
+        for (size_t i = 0; i < n; ++i)
+            ck_assert_uint_eq(vs == 4 ? ((uint32_t *)values)[i] : ((uint64_t *)values)[i], perm[i]);
+    } else {
+        ck_assert_msg(!check_sorted(c->type, in, keys, in_values, values, vs, n, perm, msg, sizeof msg),
+                      "type %d seed %llu: %s", c->type, (unsigned long long)seed, msg);
+    }
+    free(perm);
+    free(in);
+    free(keys);
+    free(in_values);
+    free(values);
+    free(single_keys);
+    free(single_values);
+}
+
+/* A sorter for device in a context of its own. */
+static clradix_sorter *sorter_alone(cl_device_id device)
+{
+    cl_int err;
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    clradix_sorter *sorter;
+    ck_assert_int_eq(clradix_sorter_create(context, device, &sorter), CLRADIX_SUCCESS);
+    clReleaseContext(context);
+    return sorter;
+}
+
 /* The multi-device host calls against the oracle, and equal to the single-device sort. */
 START_TEST(test_multi_device)
 {
-    clradix_sorter *own[2];
-    for (int i = 0; i < 2; ++i) {
-        cl_int err;
-        cl_context context = clCreateContext(NULL, 1, &devices[i], NULL, NULL, &err);  /* contexts apart */
-        ck_assert_int_eq(clradix_sorter_create(context, devices[i], &own[i]), CLRADIX_SUCCESS);
-        clReleaseContext(context);
-    }
+    clradix_sorter *own[2] = { sorter_alone(devices[0]), sorter_alone(devices[1]) };
     clradix_sorter *const sets[][2] = { { own[0], own[1] }, { own[1], own[1] } };
-    static const struct { clradix_key_type type; sort_kind kind; size_t value_size; clradix_options options; } cases[] = {
-        { CLRADIX_U32, SORT_KEYS, 0, { 0 } },
-        { CLRADIX_F32, SORT_PAIRS, 4, { 0, 0, 1 } },
-        { CLRADIX_I64, SORT_PAIRS, 16, { 5, 50, 0 } },
-        { CLRADIX_F64, SORT_ARGSORT, 8, { 0 } },
-        { CLRADIX_U32, SORT_ARGSORT, 4, { 0, 0, 1 } },
-        { CLRADIX_U16, SORT_PAIRS, 4, { 0 } },
-        { CLRADIX_I8, SORT_KEYS, 0, { 0, 0, 1 } },
-        { CLRADIX_BF16, SORT_ARGSORT, 4, { 2, 14, 0 } },
-    };
-    const size_t n = 200003;
-    char msg[256];
     for (size_t set = 0; set < 2; ++set)
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-            const size_t kb = key_bytes_of(cases[c].type), vs = cases[c].value_size;
-            void *in = make_keys(cases[c].type, DIST_LOW_ENTROPY, n, 60 + c), *keys = malloc(n * kb);
-            void *in_values = vs ? make_values(vs, n) : NULL, *values = vs ? malloc(n * vs) : NULL;
-            void *single_keys = malloc(n * kb), *single_values = vs ? malloc(n * vs) : NULL;
-            memcpy(keys, in, n * kb);
-            memcpy(single_keys, in, n * kb);
-            if (vs) {
-                memcpy(values, in_values, n * vs);
-                memcpy(single_values, in_values, n * vs);
-            }
-            const clradix_options *o = &cases[c].options;
-            clradix_status status, single;
-            switch (cases[c].kind) {
-            case SORT_KEYS:
-                status = clradix_sort_keys_host_multi(sets[set], 2, cases[c].type, keys, n, o);
-                single = clradix_sort_keys_host(own[0], NULL, cases[c].type, single_keys, n, o);
-                break;
-            case SORT_PAIRS:
-                status = clradix_sort_pairs_host_multi(sets[set], 2, cases[c].type, keys, values, vs, n, o);
-                single = clradix_sort_pairs_host(own[0], NULL, cases[c].type, single_keys, single_values, vs, n, o);
-                break;
-            default:
-                status = clradix_argsort_host_multi(sets[set], 2, cases[c].type, keys, values, vs, n, o);
-                single = clradix_argsort_host(own[0], NULL, cases[c].type, single_keys, single_values, vs, n, o);
-                break;
-            }
-            ck_assert_int_eq(status, CLRADIX_SUCCESS);
-            ck_assert_int_eq(single, CLRADIX_SUCCESS);
-            ck_assert_mem_eq(keys, single_keys, n * kb);  /* bit for bit */
-            if (vs)
-                ck_assert_mem_eq(values, single_values, n * vs);
-            size_t *perm = oracle_order(cases[c].type, in, n, o);
-            if (cases[c].kind == SORT_ARGSORT) {
-                ck_assert_mem_eq(keys, in, n * kb);
-                for (size_t i = 0; i < n; ++i)
-                    ck_assert_uint_eq(vs == 4 ? ((uint32_t *)values)[i] : ((uint64_t *)values)[i], perm[i]);
-            } else {
-                ck_assert_msg(!check_sorted(cases[c].type, in, keys, in_values, values, vs, n, perm, msg, sizeof msg),
-                              "set %zu case %zu: %s", set, c, msg);
-            }
-            free(perm);
-            free(in);
-            free(keys);
-            free(in_values);
-            free(values);
-            free(single_keys);
-            free(single_values);
-        }
+        for (size_t c = 0; c < MULTI_CASES; ++c)
+            check_multi(sets[set], 2, own[0], &multi_cases[c], 60 + c);
 
     /* Rejected before any work. */
     uint32_t k[4] = { 3, 2, 1, 0 }, idx[4];
@@ -242,12 +266,36 @@ START_TEST(test_multi_device)
 }
 END_TEST
 
+/* Three implementations: one host sort shared by POCL's pthread and basic devices and the
+   device CLRADIX_TEST_THIRD_DEVICE names (ctest: Intel's CPU runtime), each in a context
+   of its own, equal bit for bit to the third's sort alone and to the oracle. */
+START_TEST(test_three_implementations)
+{
+    const char *names[3] = { "pthread", "basic", getenv("CLRADIX_TEST_THIRD_DEVICE") };
+    clradix_sorter *set[3];
+    for (int i = 0; i < 3; ++i) {
+        cl_device_id device;
+        ck_assert_msg(clradix_device_find(names[i], &device) == CLRADIX_SUCCESS, "no device %s", names[i]);
+        set[i] = sorter_alone(device);
+    }
+    for (size_t c = 0; c < MULTI_CASES; ++c)
+        check_multi(set, 3, set[2], &multi_cases[c], 80 + c);
+    for (int i = 0; i < 3; ++i)
+        clradix_sorter_release(set[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("devices");
     TCase *tc = tcase_create("devices");
-    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 300);
+    if (getenv("CLRADIX_TEST_THIRD_DEVICE")) {
+        tcase_add_test(tc, test_three_implementations);
+        suite_add_tcase(s, tc);
+        return run_suite_with_devices(s, "test_devices", 3);
+    }
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_selection);
     tcase_add_test(tc, test_wrong_device);
     tcase_add_test(tc, test_both_devices);

@@ -30,13 +30,24 @@ static const row extra_rows[] = {
 };
 enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0], MAX_ROWS = 32 };
 
-/* The rows in test order; the count. */
+/* The rows in test order; the count. With CLRADIX_TEST_ROWS=gpu (a vendor's driver, as
+   ctest runs Intel's CPU runtime): the device's own and the table's first GPU row, whole
+   (its strategy too), at the device's own limits. */
 static int rows_under_test(row rows[MAX_ROWS])
 {
     int count = 0;
     rows[count++] = (row){ "the device's own", { 0 }, NULL };
     clradix_tuning t;
     const char *devices;
+    const char *only = getenv("CLRADIX_TEST_ROWS");
+    if (only && !strcmp(only, "gpu")) {
+        for (unsigned r = 0; clradix_tuning_row(r, &t, &devices) == CLRADIX_SUCCESS; ++r)
+            if (strstr(devices, "GPU")) {
+                rows[count++] = (row){ devices, t, "STRATEGY=1,MEDIUM_N=16384" };
+                break;
+            }
+        return count;
+    }
     /* POCL's devices (POCL_DEVICES set, as ctest sets it) are CPUs: their own row is the CPU row. */
     const int on_cpu = getenv("POCL_DEVICES") != NULL;
     for (unsigned r = 0; clradix_tuning_row(r, &t, &devices) == CLRADIX_SUCCESS && count < MAX_ROWS; ++r) {
