@@ -27,7 +27,7 @@ __all__ = ["sort", "argsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryN
 
 def _host_sorter(sorter, device):
     if sorter is not None:
-        if sorter.context is not None:
+        if sorter.for_device_arrays:
             raise ValueError("this Sorter is for pyopencl arrays of its context; host arrays need Sorter(device)")
         return sorter
     return _sorter.host_sorter(device)

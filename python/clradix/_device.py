@@ -72,19 +72,23 @@ def sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue):
     if out is not None and (not is_device_array(out) or out.shape != a.shape or out.dtype != a.dtype or out.offset):
         raise ValueError(f"out must be a pyopencl array of shape {a.shape} and dtype {a.dtype} at offset 0")
     sorter = _sorter_for(sorter, queue)
-    result = out if out is not None else a.copy(queue=queue)
-    if out is not None and out is not a:
-        import pyopencl as cl
-        result.add_event(cl.enqueue_copy(queue, result.base_data, a.base_data, byte_count=a.nbytes,
-                                         wait_for=a.events + result.events))
-    if not a.size:
+    # out=a sorts in a's memory (a rejected sort leaves it as it was); another out receives
+    # the sorted copy only once the sort is enqueued, so a failing sort leaves it untouched.
+    result = a if out is a else a.copy(queue=queue)
+    if a.size:
+        k = _keys.library_keys(result, in_place=True)
+        try:
+            _enqueue(_library.lib().clradix_sort_keys, queue,
+                     (sorter.handle, queue.int_ptr, _keys.key_type(native, float_order), k.base_data.int_ptr,
+                      a.size, ctypes.byref(opts)), [], [k])
+        finally:  # time keys back from the library's form, sorted or not
+            _keys.restore_keys(k, native)
+    if out is None or out is a:
         return result
-    k = _keys.library_keys(result, in_place=True)
-    _enqueue(_library.lib().clradix_sort_keys, queue,
-             (sorter.handle, queue.int_ptr, _keys.key_type(native, float_order), k.base_data.int_ptr, a.size,
-              ctypes.byref(opts)), [], [k])
-    _keys.restore_keys(k, native)
-    return result
+    import pyopencl as cl
+    out.add_event(cl.enqueue_copy(queue, out.base_data, result.base_data, byte_count=a.nbytes,
+                                  wait_for=result.events + out.events))
+    return out
 
 
 def argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype, queue):

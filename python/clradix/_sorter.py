@@ -2,6 +2,7 @@
 context and device; and the sorters the functions use when none is given."""
 
 import ctypes
+import os
 import threading
 import weakref
 
@@ -20,6 +21,9 @@ class Sorter:
     pyopencl arrays of the pyopencl context ``ctx`` on the pyopencl device ``device``
     (None: the context's first). Use it as a context manager, or call ``close()``; the
     methods sort, argsort and sort_pairs are the module's functions with this sorter.
+    A sorter belongs to the process that made it: after ``fork()`` the child cannot use
+    it (ValueError) and makes its own (the shared sorters the functions use are made
+    again there by themselves).
     """
 
     def __init__(self, device=None, *, context=None):
@@ -28,6 +32,7 @@ class Sorter:
         # Weakly: the shared sorters are dropped with their context (the C sorter holds
         # the OpenCL context itself).
         self._context = weakref.ref(context) if context is not None else None
+        self.for_device_arrays = context is not None
         if context is not None:
             if device is None:
                 device = context.devices[0]
@@ -53,13 +58,17 @@ class Sorter:
             finally:
                 opencl.clReleaseContext(cl_context)  # the sorter holds its own reference
         self._handle = handle.value
-        self._release = weakref.finalize(self, lib.clradix_sorter_release, self._handle)
+        self._pid = os.getpid()
+        self._release = weakref.finalize(self, _release_in, self._pid, self._handle)
 
     @property
     def handle(self):
         """The clradix_sorter pointer, as an int."""
         if not self._release.alive:
             raise ValueError("this Sorter is closed")
+        if os.getpid() != self._pid:
+            raise ValueError(f"this Sorter was made in process {self._pid}, before fork(): OpenCL objects do "
+                             "not survive fork(), make a new Sorter in this process")
         return self._handle
 
     @property
@@ -105,9 +114,26 @@ class Sorter:
         return sort_pairs(keys, values, sorter=self, **kwargs)
 
 
+def _release_in(pid, handle):
+    """Releases a clradix_sorter, in the process that made it only (a child of fork()
+    shares the parent's memory, not its OpenCL driver)."""
+    if os.getpid() == pid:
+        _library.lib().clradix_sorter_release(handle)
+
+
+class _ContextEntry:
+    """The shared sorters of one OpenCL context, and the pyopencl queues that used them."""
+
+    def __init__(self):
+        self.sorters = {}   # device int_ptr -> Sorter
+        self.queues = set()  # id() of the live pyopencl queues that used them
+
+
 _lock = threading.Lock()
-_host_sorters = {}               # device spec -> Sorter
-_context_sorters = weakref.WeakKeyDictionary()  # pyopencl Context -> {device int_ptr: Sorter}
+_host_sorters = {}     # device spec -> Sorter
+_context_sorters = {}  # cl_context int_ptr -> _ContextEntry (the sorters hold the context, so no
+                       # other context can take the same handle while an entry exists)
+_queues_gone = []      # (cl_context int_ptr, id of a queue) whose queue is gone, for _sweep
 
 
 def host_sorter(device):
@@ -120,12 +146,58 @@ def host_sorter(device):
         return sorter
 
 
+def _queue_gone(context, queue_id):
+    # A finalizer, which the garbage collector may run anywhere, with _lock held too: the
+    # entry is dropped here when the lock is free, else at the next queue_sorter.
+    _queues_gone.append((context, queue_id))
+    if _lock.acquire(blocking=False):
+        try:
+            _sweep()
+        finally:
+            _lock.release()
+
+
+def _sweep():
+    """Drops the shared sorters of the contexts whose every queue that used them is gone
+    (with _lock held)."""
+    while _queues_gone:
+        context, queue_id = _queues_gone.pop()
+        entry = _context_sorters.get(context)
+        if entry is not None:
+            entry.queues.discard(queue_id)
+            if not entry.queues:
+                del _context_sorters[context]
+                for sorter in entry.sorters.values():
+                    sorter.close()
+
+
 def queue_sorter(queue):
-    """The shared Sorter of a pyopencl queue's context and device; dropped with the context."""
+    """The shared Sorter of a pyopencl queue's context and device: one per context and
+    device, for every queue of that context (pyopencl gives each queue a Context object of
+    its own), dropped when every queue that used it is gone."""
     context, device = queue.context, queue.device
     with _lock:
-        per_device = _context_sorters.setdefault(context, {})
-        sorter = per_device.get(device.int_ptr)
+        _sweep()
+        entry = _context_sorters.get(context.int_ptr)
+        if entry is None:
+            entry = _context_sorters[context.int_ptr] = _ContextEntry()
+        if id(queue) not in entry.queues:
+            entry.queues.add(id(queue))
+            weakref.finalize(queue, _queue_gone, context.int_ptr, id(queue))
+        sorter = entry.sorters.get(device.int_ptr)
         if sorter is None:
-            sorter = per_device[device.int_ptr] = Sorter(device, context=context)
+            sorter = entry.sorters[device.int_ptr] = Sorter(device, context=context)
         return sorter
+
+
+def _forget_after_fork():
+    """In a child of fork(): the parent's sorters are not this process's to use or release
+    (see Sorter); the functions make new ones here when first called."""
+    global _lock
+    _lock = threading.Lock()  # another thread of the parent may have held it
+    _host_sorters.clear()
+    _context_sorters.clear()
+    _queues_gone.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)

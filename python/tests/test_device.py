@@ -95,3 +95,46 @@ def test_views_at_an_offset(cl_queue):
     d = cla.to_device(cl_queue, a)[17:]
     assert np.array_equal(clradix.sort(d).get(), np.sort(a[17:], kind="stable"))
     assert np.array_equal(clradix.argsort(d).get(), np.argsort(a[17:], kind="stable"))
+
+
+def test_one_shared_sorter_per_context_whatever_the_queue(cl_queue):
+    import gc
+
+    from clradix import _sorter
+
+    context = cl.Context(cl_queue.context.devices)  # a context of its own, whose queues all go
+    a = make_keys(np.uint32, "random", 3000, seed=20)
+    first = cl.CommandQueue(context)
+    d = cla.to_device(first, a)
+    assert np.array_equal(clradix.sort(d).get(), np.sort(a))
+    shared = _sorter.queue_sorter(first)
+    second = cl.CommandQueue(context)
+    assert _sorter.queue_sorter(second) is shared  # each queue has a Context object of its own
+    del d, first
+    gc.collect()
+    assert _sorter.queue_sorter(second) is shared  # not dropped with the first queue's
+    assert np.array_equal(clradix.sort(cla.to_device(second, a)).get(), np.sort(a))
+    del second
+    gc.collect()
+    with pytest.raises(ValueError, match="closed"):  # every queue that used it gone: released
+        shared.handle
+
+
+def test_out_left_alone_when_the_sort_fails(cl_queue):
+    a = make_keys(np.float32, "random", 5000, seed=21)
+    d = cla.to_device(cl_queue, a)
+    out = cla.to_device(cl_queue, np.zeros_like(a))
+    closed = clradix.Sorter(context=cl_queue.context)
+    closed.close()
+    with pytest.raises(ValueError, match="closed"):
+        clradix.sort(d, out=out, sorter=closed)
+    with clradix.Sorter(context=cl.Context(cl_queue.context.devices)) as elsewhere:  # another context's
+        with pytest.raises(clradix.Error):
+            clradix.sort(d, out=out, sorter=elsewhere)
+    assert not out.get().any()
+    # Keys in the library's form (time keys, moved by one) come back as they were.
+    times = make_keys(np.dtype("datetime64[ns]"), "random", 5000, seed=22)
+    t = cla.to_device(cl_queue, times)
+    with pytest.raises(ValueError, match="closed"):
+        clradix.sort(t, out=t, sorter=closed)
+    assert same_bits(t.get(), times)

@@ -232,3 +232,53 @@ def test_version_matches_the_library():
 
     number = _library.lib().clradix_version()
     assert clradix.__version__ == f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+
+
+FORK_CHILD = """
+import os, sys
+import numpy as np
+import clradix
+from clradix import _sorter
+
+a = np.arange(1000, 0, -1, dtype=np.uint32)
+expected = np.arange(1, 1001, dtype=np.uint32)
+assert np.array_equal(clradix.sort(a), expected)
+parents_shared, mine = _sorter.host_sorter(None), clradix.Sorter()
+pid = os.fork()
+if pid == 0:
+    code = 3
+    try:
+        try:
+            mine.sort(a)
+        except ValueError as e:
+            assert "fork" in str(e), e
+            assert _sorter.host_sorter(None) is not parents_shared  # made again here
+            assert np.array_equal(clradix.sort(a), expected)
+            mine.close()  # released by the parent only
+            code = 0
+    finally:
+        sys.stdout.flush()
+        os._exit(code)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+assert np.array_equal(mine.sort(a), expected)  # the parent's still work
+print("fork: ok")
+"""
+
+
+def test_fork():
+    """Sorters made before fork(): the child makes its own, and refuses the parent's."""
+    import os
+    import subprocess
+    import sys
+
+    # POCL's basic device: its pthread device cannot run OpenCL at all in a child of a
+    # process that used it (nor can some GPU drivers), with or without clradix.
+    env = dict(os.environ, POCL_DEVICES="basic", CLRADIX_DEVICE="basic")
+    probe = subprocess.run([sys.executable, "-c", "import clradix, sys; "
+                            "sys.exit(not any('basic' in name for _, name in clradix.devices()))"], env=env,
+                           capture_output=True, text=True)
+    if probe.returncode:
+        pytest.skip("no POCL basic device")
+    result = subprocess.run([sys.executable, "-c", FORK_CHILD], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "fork: ok" in result.stdout, result.stdout + result.stderr
