@@ -430,13 +430,16 @@ CLRADIX_API clradix_status clradix_argsort_segments_host(clradix_sorter *sorter,
  *
  * One sort shared by num_sorters sorters (devices of any platforms and contexts; the same
  * sorter twice, or sorters of one device, work too), with the parameters of the
- * single-device host calls and the same result, bit for bit. The keys are partitioned
- * by the top digits of the bit range on the host (as out of core, see above), and the
- * devices sort the parts, a faster device taking more of them; each sorter uses queues of
- * its own. One sorter: the single-device call. num_sorters 0, sorters NULL or a NULL
+ * single-device host calls and the same result, bit for bit. Where one of the devices
+ * takes the whole sort at once (in the order given, under its memory limit), it sorts it
+ * alone in core: partitioning on the host costs more than that sort. Else the keys are
+ * partitioned by the top digits of the bit range on the host (as out of core, see above),
+ * and the devices sort the parts, a faster device taking more of them; each sorter uses
+ * queues of its own. One sorter: the single-device call. num_sorters 0, sorters NULL or a NULL
  * entry: CLRADIX_ERROR_INVALID_ARGUMENT; a key type that one of the sorters cannot sort,
  * or a device of another byte order than the host's: CLRADIX_ERROR_UNSUPPORTED, before
- * any work. Memory and failures as out of core: the arrays are untouched on error.
+ * any work. Memory and failures as the single-device calls: in core as there, by parts as
+ * out of core (the arrays untouched on error).
  * ------------------------------------------------------------------------------ */
 
 CLRADIX_API clradix_status clradix_sort_keys_host_multi(clradix_sorter *const *sorters, unsigned num_sorters,

@@ -298,6 +298,17 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
     for (unsigned i = 0; i < num_sorters; ++i)
         if (!host_fits_in_core(sorters[i], &one))
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    /* Every program the buckets' sorts use (a bucket alone, a run of them as segments), on
+       every sorter, before the host's partition: a build failure costs no pass over the keys. */
+    const key_variant variant = { r->key_bytes, r->numpy_order };
+    for (unsigned i = 0; i < num_sorters; ++i) {
+        radix_program *program;
+        clradix_status built = program_get(sorters[i], PROGRAM_LSD, variant, (unsigned)r->value_size, &program);
+        if (built == CLRADIX_SUCCESS)
+            built = program_get(sorters[i], PROGRAM_SEGMENTS, variant, (unsigned)r->value_size, &program);
+        if (built != CLRADIX_SUCCESS)
+            return built;
+    }
     if (pthread_mutex_init(&s.lock, NULL) != 0)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
 

@@ -235,14 +235,30 @@ static clradix_sorter *sorter_alone(cl_device_id device)
     return sorter;
 }
 
+/* A sorter for device in a context of its own whose memory limit is 128 KB (the cases'
+   data: 0.2-7 MB), so that a host sort shared with others goes by parts. */
+static clradix_sorter *sorter_sharing(cl_device_id device)
+{
+    clradix_sorter *sorter = sorter_alone(device);
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(sorter, 128 * 1024), CLRADIX_SUCCESS);
+    return sorter;
+}
+
 /* The multi-device host calls against the oracle, and equal to the single-device sort. */
 START_TEST(test_multi_device)
 {
-    clradix_sorter *own[2] = { sorter_alone(devices[0]), sorter_alone(devices[1]) };
+    clradix_sorter *own[2] = { sorter_sharing(devices[0]), sorter_sharing(devices[1]) };
+    clradix_sorter *reference = sorter_alone(devices[0]);
     clradix_sorter *const sets[][2] = { { own[0], own[1] }, { own[1], own[1] } };
     for (size_t set = 0; set < 2; ++set)
         for (size_t c = 0; c < MULTI_CASES; ++c)
-            check_multi(sets[set], 2, own[0], &multi_cases[c], 60 + c);
+            check_multi(sets[set], 2, reference, &multi_cases[c], 60 + c);
+
+    /* Where a device takes the whole sort at once, that device sorts it alone (by parts,
+       the host's partition would cost more than the sort): still the same result. */
+    clradix_sorter *const unlimited[2] = { reference, own[1] };
+    check_multi(unlimited, 2, reference, &multi_cases[1], 70);
+    clradix_sorter_release(reference);
 
     /* Rejected before any work. */
     uint32_t k[4] = { 3, 2, 1, 0 }, idx[4];
@@ -268,20 +284,22 @@ END_TEST
 
 /* Three implementations: one host sort shared by POCL's pthread and basic devices and the
    device CLRADIX_TEST_THIRD_DEVICE names (ctest: Intel's CPU runtime), each in a context
-   of its own, equal bit for bit to the third's sort alone and to the oracle. */
+   of its own, by parts, equal bit for bit to the third's in-core sort and to the oracle. */
 START_TEST(test_three_implementations)
 {
     const char *names[3] = { "pthread", "basic", getenv("CLRADIX_TEST_THIRD_DEVICE") };
     clradix_sorter *set[3];
+    cl_device_id device;
     for (int i = 0; i < 3; ++i) {
-        cl_device_id device;
         ck_assert_msg(clradix_device_find(names[i], &device) == CLRADIX_SUCCESS, "no device %s", names[i]);
-        set[i] = sorter_alone(device);
+        set[i] = sorter_sharing(device);
     }
+    clradix_sorter *reference = sorter_alone(device);  /* the third, sorting alone in core */
     for (size_t c = 0; c < MULTI_CASES; ++c)
-        check_multi(set, 3, set[2], &multi_cases[c], 80 + c);
+        check_multi(set, 3, reference, &multi_cases[c], 80 + c);
     for (int i = 0; i < 3; ++i)
         clradix_sorter_release(set[i]);
+    clradix_sorter_release(reference);
 }
 END_TEST
 
