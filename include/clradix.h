@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 5
+#define CLRADIX_VERSION_MINOR 6
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -232,12 +232,17 @@ typedef struct clradix_tuning {
 CLRADIX_API clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device,
                                                        const clradix_tuning *tuning, clradix_sorter **sorter);
 
-/* Caps the device memory that each later call of this sorter may use for its temporaries
-   (and, for the host-array calls, the device copies of the arrays): bytes, or 0 for the
-   device's own limits. May be called while sorts are in flight; it applies from the next
-   call on. A device-buffer call whose temporaries do not fit returns
-   CLRADIX_ERROR_OUT_OF_RESOURCES and changes nothing; host-array calls sort out of core
-   within it (see there). sorter NULL: CLRADIX_ERROR_INVALID_ARGUMENT. */
+/* Caps the device memory of this sorter's calls from the next call on: bytes, or 0 for
+   the device's own (seven eighths of its global memory, the rest left to the driver and
+   the application). May be called while sorts are in flight. What counts: the
+   temporaries the sorter keeps for reuse and those of calls under way, and the device
+   copies of host arrays; the host-array calls keep all of that within the cap together,
+   however many threads, workers (by parts) or _multi entries share the sorter: one
+   waits for another's memory before it starts (idle temporaries are freed first). A
+   device-buffer call whose temporaries do not fit returns CLRADIX_ERROR_OUT_OF_RESOURCES
+   and changes nothing (it never waits; device-buffer calls under way at the same time
+   can take the total past the cap). Host-array calls sort out of core within it (see
+   there). sorter NULL: CLRADIX_ERROR_INVALID_ARGUMENT. */
 CLRADIX_API clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t bytes);
 
 /* The parameters the sorter's kernels were built with (for 32-bit keys alone; other
@@ -374,7 +379,8 @@ CLRADIX_API clradix_status clradix_argsort_segments(clradix_sorter *sorter, cl_c
  * Any n that host memory holds: a sort that does not fit the device at once (its memory,
  * its largest allocation, clradix_sorter_set_memory_limit, or more than CLRADIX_MAX_N
  * keys) goes out of core, with the same result: a stable partition by the top digits of
- * the bit range, then each part sorted on the device. Argsort of more than CLRADIX_MAX_N
+ * the bit range, then each part sorted on the device; so does one whose in-core attempt
+ * fails to allocate before anything was written. Argsort of more than CLRADIX_MAX_N
  * keys needs 8-byte indices (4: CLRADIX_ERROR_INVALID_ARGUMENT).
  * On error the arrays are as they were; only a device that fails while it copies the
  * result of an in-core sort back, or on a device that works in the host's memory one that

@@ -110,15 +110,34 @@ void clradix_sorter_release(clradix_sorter *sorter)
     for (unsigned i = 0; i < sorter->idle_count; ++i)
         clReleaseCommandQueue(sorter->idle_queues[i]);
     for (unsigned i = 0; i < sorter->scratch_count; ++i)
-        scratch_free(sorter->scratch_pool[i]);
+        scratch_free(sorter, sorter->scratch_pool[i]);
     if (sorter->context)
         clReleaseContext(sorter->context);
     if (sorter->device)
         clReleaseDevice(sorter->device);
     build_logs_free(sorter);
+    pthread_cond_destroy(&sorter->memory_freed);
     pthread_cond_destroy(&sorter->program_built);
+    pthread_mutex_destroy(&sorter->memory_lock);
     pthread_mutex_destroy(&sorter->lock);
     free(sorter);
+}
+
+/* The sorter's locks and conditions; 0, with none of them left, on failure. */
+static int sync_init(clradix_sorter *sorter)
+{
+    if (pthread_mutex_init(&sorter->lock, NULL) != 0)
+        return 0;
+    if (pthread_mutex_init(&sorter->memory_lock, NULL) == 0) {
+        if (pthread_cond_init(&sorter->program_built, NULL) == 0) {
+            if (pthread_cond_init(&sorter->memory_freed, NULL) == 0)
+                return 1;
+            pthread_cond_destroy(&sorter->program_built);
+        }
+        pthread_mutex_destroy(&sorter->memory_lock);
+    }
+    pthread_mutex_destroy(&sorter->lock);
+    return 0;
 }
 
 clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device, const clradix_tuning *tuning,
@@ -153,13 +172,7 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     }
     sorter->context = context;
-    if (pthread_mutex_init(&sorter->lock, NULL) != 0) {
-        clReleaseContext(context);
-        free(sorter);
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    }
-    if (pthread_cond_init(&sorter->program_built, NULL) != 0) {
-        pthread_mutex_destroy(&sorter->lock);
+    if (!sync_init(sorter)) {
         clReleaseContext(context);
         free(sorter);
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
@@ -215,6 +228,13 @@ clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t by
     if (!sorter)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     atomic_store(&sorter->memory_limit, bytes);
+    pthread_mutex_lock(&sorter->lock);  /* what the pool keeps of earlier sorts fits the limit too */
+    pthread_mutex_lock(&sorter->memory_lock);
+    const int over = sorter->device_bytes > device_budget(sorter);
+    pthread_mutex_unlock(&sorter->memory_lock);
+    if (over)
+        scratch_trim(sorter);
+    pthread_mutex_unlock(&sorter->lock);
     return CLRADIX_SUCCESS;
 }
 
@@ -491,14 +511,13 @@ void host_queue_return(clradix_sorter *sorter, cl_command_queue queue)
 }
 
 /* The end of a host sort in core: its event and buffers go; returns status. */
-static clradix_status host_sort_release(sort_request *r, cl_event sorted, clradix_status status)
+static clradix_status host_sort_release(clradix_sorter *sorter, sort_request *r, cl_event sorted,
+                                        clradix_status status)
 {
     if (sorted)
         clReleaseEvent(sorted);
-    if (r->keys)
-        clReleaseMemObject(r->keys);
-    if (r->values)
-        clReleaseMemObject(r->values);
+    sorter_buffer_release(sorter, r->keys, r->keys_size);
+    sorter_buffer_release(sorter, r->values, r->values_size);
     return status;
 }
 
@@ -506,17 +525,17 @@ static clradix_status host_sort_release(sort_request *r, cl_event sorted, clradi
    host's memory: buffers over the arrays themselves, no copies; mapping them after the sort
    makes its writes visible to the host (where the memory is the same, nothing moves). */
 static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys,
-                                         void *values)
+                                         void *values, int *touched)
 {
     cl_int err;
     const cl_mem_flags key_flags = CL_MEM_USE_HOST_PTR | (r->argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
-    r->keys = clCreateBuffer(sorter->context, key_flags, r->keys_size, keys, &err);
+    r->keys = sorter_buffer(sorter, key_flags, r->keys_size, keys, &err);
     r->values = NULL;
     if (err == CL_SUCCESS && values)
-        r->values = clCreateBuffer(sorter->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, r->values_size, values,
-                                   &err);
+        r->values = sorter_buffer(sorter, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, r->values_size, values, &err);
     clradix_status status = status_from_cl(err);
     cl_event sorted = NULL;
+    *touched = status == CLRADIX_SUCCESS;  /* the kernels work in the arrays themselves */
     if (status == CLRADIX_SUCCESS)
         status = dispatch_sort(sorter, queue, r, 0, NULL, &sorted);
     const cl_mem written[] = { r->argsort ? NULL : r->keys, r->values };
@@ -539,23 +558,23 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
         }
     if (status != CLRADIX_SUCCESS)
         clFinish(queue);  /* what a failed sort did enqueue works in the arrays: done before they go back */
-    return host_sort_release(r, sorted, status);
+    return host_sort_release(sorter, r, sorted, status);
 }
 
-clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
-                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out)
+/* host_sort_in_core through copies on the device. */
+static clradix_status host_sort_copied(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
+                                       const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                       int *touched)
 {
-    if (sorter->limits.host_unified && keys_out == keys_in && values_out == values_in)
-        return host_sort_in_place(sorter, queue, r, keys_out, values_out);
     const size_t key_bytes = r->keys_size, value_bytes = r->values_size;
     cl_int err = CL_SUCCESS;
     const cl_mem_flags flags = CL_MEM_COPY_HOST_PTR | (r->argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
-    r->keys = clCreateBuffer(sorter->context, flags, key_bytes, (void *)keys_in, &err);
+    r->keys = sorter_buffer(sorter, flags, key_bytes, (void *)keys_in, &err);
     r->values = NULL;
     if (err == CL_SUCCESS && values_in)
-        r->values = r->argsort ? clCreateBuffer(sorter->context, CL_MEM_READ_WRITE, value_bytes, NULL, &err)
-                               : clCreateBuffer(sorter->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                                value_bytes, (void *)values_in, &err);
+        r->values = r->argsort ? sorter_buffer(sorter, CL_MEM_READ_WRITE, value_bytes, NULL, &err)
+                               : sorter_buffer(sorter, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, value_bytes,
+                                               (void *)values_in, &err);
     clradix_status status = status_from_cl(err);
 
     cl_event sorted = NULL;
@@ -565,6 +584,7 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
         /* The output arrays end either as they were or sorted, each key with its value:
            the values wait in a staging area until the keys are read. Argsort reads only the
            indices, and keys alone are one read. */
+        *touched = 1;  /* the results come back into the output arrays from here on */
         const int read_keys = keys_out && !r->argsort, stage = values_out && read_keys;
         void *staging = stage ? malloc(value_bytes) : NULL;
         if (stage && !staging)
@@ -579,7 +599,33 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
         free(staging);
         status = status_from_cl(err);
     }
-    return host_sort_release(r, sorted, status);
+    return host_sort_release(sorter, r, sorted, status);
+}
+
+/* The device memory host_sort_in_core of r holds at once: its data and temporaries (0 when
+   the program it needs fails to build: the sort reports that). */
+static cl_ulong host_bytes_in_core(clradix_sorter *sorter, const sort_request *r)
+{
+    cl_ulong temporaries;
+    if (dispatch_temporary_bytes(sorter, r, &temporaries) != CLRADIX_SUCCESS)
+        return 0;
+    return (cl_ulong)r->keys_size + r->values_size + temporaries;
+}
+
+clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
+                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                 int *touched)
+{
+    int written = 0;
+    touched = touched ? touched : &written;
+    *touched = 0;
+    const int admitted = host_memory_admit(sorter, (size_t)host_bytes_in_core(sorter, r));
+    const clradix_status status = sorter->limits.host_unified && keys_out == keys_in && values_out == values_in
+        ? host_sort_in_place(sorter, queue, r, keys_out, values_out, touched)
+        : host_sort_copied(sorter, queue, r, keys_in, values_in, keys_out, values_out, touched);
+    if (admitted)
+        host_memory_done(sorter);
+    return status;
 }
 
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
@@ -587,10 +633,7 @@ int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
     if (r->n > max_keys_in_core() || r->keys_size > sorter->limits.max_alloc
         || r->values_size > sorter->limits.max_alloc)
         return 0;
-    cl_ulong temporaries;
-    if (dispatch_temporary_bytes(sorter, r, &temporaries) != CLRADIX_SUCCESS)
-        return 1;  /* the in-core path reports the failure */
-    return (cl_ulong)r->keys_size + r->values_size + temporaries <= device_budget(sorter);
+    return host_bytes_in_core(sorter, r) <= device_budget(sorter);  /* 0 (no program): the sort reports it */
 }
 
 /* Adds base to count indices of index_size (4 or 8) bytes. */
@@ -640,10 +683,15 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
         return host_sort_by_parts(&sorter, 1, queue, &r, keys, values);
     const cl_command_queue callers_queue = queue;
     status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    int touched = 0;
     if (status == CLRADIX_SUCCESS)
-        status = host_sort_in_core(sorter, queue, &r, keys, values, keys, values);
+        status = host_sort_in_core(sorter, queue, &r, keys, values, keys, values, &touched);
     if (!callers_queue && queue)
         host_queue_return(sorter, queue);
+    if (status == CLRADIX_ERROR_OUT_OF_RESOURCES && !touched) {  /* the device took less than it said: by parts */
+        r.keys = r.values = NULL;
+        status = host_sort_by_parts(&sorter, 1, callers_queue, &r, keys, values);
+    }
     return status;
 }
 
@@ -669,32 +717,36 @@ clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue qu
 {
     const size_t begin = offsets[first], count = last - first;
     sort_request c = segments_request(r, offsets, first, last);
-    cl_uint *relative = malloc((count + 1) * sizeof *relative);
+    const size_t offsets_bytes = (count + 1) * sizeof(cl_uint);
+    cl_uint *relative = malloc(offsets_bytes);
     if (!relative)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     for (size_t i = 0; i <= count; ++i)
         relative[i] = (cl_uint)(offsets[first + i] - begin);
+    const int admitted = host_memory_admit(sorter, (size_t)host_bytes_in_core(sorter, &c) + offsets_bytes);
     cl_int err;
-    c.offsets = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                               (count + 1) * sizeof *relative, relative, &err);
+    c.offsets = sorter_buffer(sorter, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, offsets_bytes, relative, &err);
     free(relative);
-    if (err != CL_SUCCESS)
-        return status_from_cl(err);
+    clradix_status status = status_from_cl(err);
     const char *in_values = values_in ? (const char *)values_in + begin * r->value_size : NULL;
     char *out_values = values_out ? (char *)values_out + begin * r->value_size : NULL;
-    clradix_status status = host_sort_in_core(sorter, queue, &c, (const char *)keys_in + begin * r->key_bytes,
-                                              in_values, (char *)keys_out + begin * r->key_bytes, out_values);
-    clReleaseMemObject(c.offsets);
+    if (status == CLRADIX_SUCCESS)
+        status = host_sort_in_core(sorter, queue, &c, (const char *)keys_in + begin * r->key_bytes, in_values,
+                                   (char *)keys_out + begin * r->key_bytes, out_values, NULL);
+    sorter_buffer_release(sorter, c.offsets, offsets_bytes);
+    if (admitted)
+        host_memory_done(sorter);
     if (status == CLRADIX_SUCCESS && r->argsort)
         add_to_indices(out_values, r->value_size, c.n, begin);
     return status;
 }
 
 int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
-                      size_t last)
+                      size_t last, unsigned share)
 {
     const sort_request c = segments_request(r, offsets, first, last);
-    return c.num_segments < CLRADIX_MAX_N && host_fits_in_core(sorter, &c);
+    return c.num_segments < CLRADIX_MAX_N && host_fits_in_core(sorter, &c)
+        && host_bytes_in_core(sorter, &c) + (c.num_segments + 1) * sizeof(cl_uint) <= device_budget(sorter) / share;
 }
 
 /* The checks of the segmented host calls, then the sort: in runs of consecutive segments
@@ -725,7 +777,7 @@ static clradix_status host_segments_call(clradix_sorter *sorter, cl_command_queu
         size_t fits = first, too_many = num_segments + 1;
         while (too_many - fits > 1) {
             const size_t middle = fits + (too_many - fits) / 2;
-            if (host_segments_fit(sorter, &r, offsets, first, middle))
+            if (host_segments_fit(sorter, &r, offsets, first, middle, 1))
                 fits = middle;
             else
                 too_many = middle;

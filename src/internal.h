@@ -147,6 +147,13 @@ struct clradix_sorter {
     radix_program programs[PROGRAM_KINDS][KEY_CLASSES][VALUE_CLASSES];
     build_log *logs;                  /* newest first */
     atomic_size_t memory_limit;       /* clradix_sorter_set_memory_limit (0: none) */
+    /* memory.c: the bytes of the sorter's buffers alive (its pool, its host sorts' data),
+       those promised to host sorts under way and not yet made, and how many those are.
+       memory_lock is taken after lock where both are held. */
+    pthread_mutex_t memory_lock;
+    pthread_cond_t memory_freed;      /* signalled when buffers go or a host sort ends */
+    size_t device_bytes, promised_bytes;
+    unsigned host_sorts;
 };
 
 /* The most keys one in-core sort takes: its offsets are 32-bit (the test build can lower
@@ -160,13 +167,24 @@ static inline size_t max_keys_in_core(void)
 #endif
 }
 
-/* The device memory one call may use for its temporaries and staging: the device's, or
-   less under clradix_sorter_set_memory_limit. */
+/* The device memory the sorter may hold at once: clradix_sorter_set_memory_limit's, else
+   the device's less an eighth, which the driver and the application's own buffers need. */
 static inline cl_ulong device_budget(const clradix_sorter *sorter)
 {
     const size_t limit = atomic_load(&((clradix_sorter *)sorter)->memory_limit);
-    return limit && limit < sorter->limits.global_mem ? limit : sorter->limits.global_mem;
+    const cl_ulong usable = sorter->limits.global_mem - sorter->limits.global_mem / 8;
+    return limit && limit < usable ? limit : usable;
 }
+
+/* memory.c: a buffer of the sorter's context, counted while it lives (the bytes given
+   back to sorter_buffer_release, which takes NULL too). */
+cl_mem sorter_buffer(clradix_sorter *sorter, cl_mem_flags flags, size_t bytes, void *host, cl_int *err);
+void sorter_buffer_release(clradix_sorter *sorter, cl_mem buffer, size_t bytes);
+/* A host-array sort in core of bytes (data and temporaries) starts: waits while they do not
+   fit the budget next to what the sorter holds and other host sorts will make. Returns 1,
+   and host_memory_done must follow; 0 inside a host sort of the sorter admitted already. */
+int host_memory_admit(clradix_sorter *sorter, size_t bytes);
+void host_memory_done(clradix_sorter *sorter);
 
 /* tuning.c */
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
@@ -209,10 +227,12 @@ void build_log_set_thread(const clradix_sorter *sorter);
 /* scratch.c; the caller holds the sorter's lock. */
 scratch *scratch_acquire(clradix_sorter *sorter);  /* NULL: out of host memory */
 /* Grows the buffers to bytes[slot] where they are smaller. */
-cl_int scratch_reserve(cl_context context, scratch *s, const size_t bytes[SCRATCH_SLOTS]);
+cl_int scratch_reserve(clradix_sorter *sorter, scratch *s, const size_t bytes[SCRATCH_SLOTS]);
 /* Hands s back to the sorter's pool, in use until last_use completes. */
 void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use);
-void scratch_free(scratch *s);
+void scratch_free(clradix_sorter *sorter, scratch *s);
+/* Frees the pool's sets that no sort uses any more. */
+void scratch_trim(clradix_sorter *sorter);
 cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS]);
 /* A set of temporaries of bytes[slot] each, checked against the device's limits and the
    sorter's budget first (CLRADIX_ERROR_OUT_OF_RESOURCES); handed back with scratch_return. */
@@ -260,20 +280,24 @@ clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t 
 int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b_bytes);
 
 /* api.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
-   result into keys_out (unless NULL) and values_out. */
+   result into keys_out (unless NULL) and values_out, once the sorter's memory holds it
+   next to its other host sorts (memory.c). *touched (unless NULL): whether the output
+   arrays may have changed, also on failure. */
 clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
-                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out);
+                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                 int *touched);
 /* Whether host_sort_in_core can sort r within the device's limits and budget. */
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r);
 /* Segments first .. last - 1 of the flat request r (offsets: size_t positions in the arrays)
    in one in-core segmented sort from keys_in (values_in) into keys_out (values_out): only
    their span [offsets[first], offsets[last]) goes to the device; argsort's indices are made
-   positions in the whole array. host_segments_fit: whether they fit the device at once. */
+   positions in the whole array. host_segments_fit: whether they fit the device at once,
+   within 1 / share of the sorter's budget. */
 clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
                                      const void *keys_in, const void *values_in, void *keys_out, void *values_out,
                                      const size_t *offsets, size_t first, size_t last);
 int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_t *offsets, size_t first,
-                      size_t last);
+                      size_t last, unsigned share);
 
 /* outofcore.c: a host sort by parts, on the sorters given (one or more, repeats allowed):
    a stable partition by the top digits of the bit range, each bucket sorted in core.

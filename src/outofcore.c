@@ -39,6 +39,7 @@ typedef struct large_sort {
 typedef struct worker {
     large_sort *sort;
     clradix_sorter *sorter;
+    unsigned share;  /* the workers of this sort on that sorter, whose memory they share */
     cl_command_queue queue;
     pthread_t thread;
     int started;
@@ -140,7 +141,7 @@ static clradix_status sort_bucket(worker *w, int where, size_t lo, size_t count,
     if (host_fits_in_core(w->sorter, &bucket))
         return host_sort_in_core(w->sorter, w->queue, &bucket, s->keys[where] + lo * kb,
                                  vs ? s->values[where] + lo * vs : NULL, s->keys[0] + lo * kb,
-                                 vs ? s->values[0] + lo * vs : NULL);
+                                 vs ? s->values[0] + lo * vs : NULL, NULL);
 
     const int other = 1 - where;
     pthread_mutex_lock(&s->lock);
@@ -180,7 +181,7 @@ static clradix_status sort_buckets(worker *w, int where, const size_t *first, co
         }
         unsigned e = d + 1;  /* the run [d, e) */
         while (e < to && end_bit > s->r.begin_bit
-               && host_segments_fit(w->sorter, &run, offsets, d - from, e + 1 - from))
+               && host_segments_fit(w->sorter, &run, offsets, d - from, e + 1 - from, w->share))
             ++e;
         if (e - d > 1) {
             const size_t vs = s->r.value_size;
@@ -259,7 +260,9 @@ static clradix_status run_workers(large_sort *s, clradix_sorter *const *sorters,
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned i = 0; i < count && status == CLRADIX_SUCCESS; ++i) {
-        workers[i] = (worker){ s, sorters[i / WORKERS_PER_SORTER], NULL, 0, 0 };
+        workers[i] = (worker){ s, sorters[i / WORKERS_PER_SORTER], 0, NULL, 0, 0 };
+        for (unsigned j = 0; j < count; ++j)  /* runs of buckets small enough for all of them at once */
+            workers[i].share += sorters[j / WORKERS_PER_SORTER] == workers[i].sorter;
         if (i == 0 && callers_queue)
             workers[i].queue = callers_queue;
         else

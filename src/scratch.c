@@ -17,16 +17,28 @@ static int idle(const scratch *s)
     return status <= CL_COMPLETE;  /* complete, or ended with an error */
 }
 
-void scratch_free(scratch *s)
+void scratch_free(clradix_sorter *sorter, scratch *s)
 {
     if (!s)
         return;
     for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        if (s->buffer[i])
-            clReleaseMemObject(s->buffer[i]);  /* OpenCL frees it once the commands using it finish */
+        sorter_buffer_release(sorter, s->buffer[i], s->capacity[i]);
     if (s->last_use)
         clReleaseEvent(s->last_use);
     free(s);
+}
+
+void scratch_trim(clradix_sorter *sorter)
+{
+    for (unsigned i = 0; i < sorter->scratch_count;) {
+        scratch *s = sorter->scratch_pool[i];
+        if (idle(s)) {
+            sorter->scratch_pool[i] = sorter->scratch_pool[--sorter->scratch_count];
+            scratch_free(sorter, s);
+        } else {
+            ++i;
+        }
+    }
 }
 
 scratch *scratch_acquire(clradix_sorter *sorter)
@@ -44,15 +56,14 @@ scratch *scratch_acquire(clradix_sorter *sorter)
     return calloc(1, sizeof(scratch));
 }
 
-cl_int scratch_reserve(cl_context context, scratch *s, const size_t bytes[SCRATCH_SLOTS])
+cl_int scratch_reserve(clradix_sorter *sorter, scratch *s, const size_t bytes[SCRATCH_SLOTS])
 {
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < SCRATCH_SLOTS && err == CL_SUCCESS; ++i) {
         if (bytes[i] <= s->capacity[i])
             continue;
-        if (s->buffer[i])
-            clReleaseMemObject(s->buffer[i]);
-        s->buffer[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes[i], NULL, &err);
+        sorter_buffer_release(sorter, s->buffer[i], s->capacity[i]);
+        s->buffer[i] = sorter_buffer(sorter, CL_MEM_READ_WRITE, bytes[i], NULL, &err);
         s->capacity[i] = err == CL_SUCCESS ? bytes[i] : 0;
         if (err != CL_SUCCESS)
             s->buffer[i] = NULL;
@@ -69,7 +80,7 @@ void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use)
     if (sorter->scratch_count < SCRATCH_POOL)
         sorter->scratch_pool[sorter->scratch_count++] = s;
     else
-        scratch_free(s);
+        scratch_free(sorter, s);
 }
 
 cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS])
@@ -89,8 +100,13 @@ clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SL
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     if (scratch_total(bytes) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    pthread_mutex_lock(&sorter->memory_lock);
+    const int over = sorter->device_bytes + scratch_total(bytes) > device_budget(sorter);
+    pthread_mutex_unlock(&sorter->memory_lock);
+    if (over)  /* the pool's idle sets go first (this sort may grow one of them instead) */
+        scratch_trim(sorter);
     scratch *s = scratch_acquire(sorter);
-    cl_int err = s ? scratch_reserve(sorter->context, s, bytes) : CL_OUT_OF_HOST_MEMORY;
+    cl_int err = s ? scratch_reserve(sorter, s, bytes) : CL_OUT_OF_HOST_MEMORY;
     if (err != CL_SUCCESS) {
         scratch_return(sorter, s, NULL);
         return status_from_cl(err);

@@ -17,6 +17,12 @@ static atomic_int builds_held;
 static atomic_uint builds_waiting;
 static atomic_size_t size_max, max_keys_in_core;
 
+/* The library's buffers alive and their bytes, for clradix_testing_device_bytes. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct live_buffer { cl_mem buffer; size_t bytes; } *live;
+static size_t live_count, live_capacity, live_bytes, peak_bytes;
+static cl_int release_counted(cl_mem buffer);
+
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 static int releases_held;
 static cl_mem *held;
@@ -74,7 +80,7 @@ void clradix_testing_hold_releases(int hold)
     }
     pthread_mutex_unlock(&held_lock);
     for (size_t i = 0; release && i < count; ++i)
-        clReleaseMemObject(release[i]);
+        release_counted(release[i]);
     free(release);
 }
 
@@ -185,10 +191,62 @@ cl_int testing_clGetDeviceInfo(cl_device_id d, cl_device_info name, size_t size,
         }                                           \
     } while (0)
 
+void clradix_testing_device_bytes(size_t *now, size_t *peak, int reset_peak)
+{
+    pthread_mutex_lock(&live_lock);
+    *now = live_bytes;
+    *peak = peak_bytes;
+    if (reset_peak)
+        peak_bytes = live_bytes;
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void count_created(cl_mem buffer, size_t bytes)
+{
+    pthread_mutex_lock(&live_lock);
+    if (live_count == live_capacity) {
+        const size_t capacity = live_capacity ? 2 * live_capacity : 64;
+        struct live_buffer *more = realloc(live, capacity * sizeof *more);
+        if (!more) {  /* not counted: the peak says so, and no test passes on it */
+            peak_bytes = SIZE_MAX;
+            pthread_mutex_unlock(&live_lock);
+            return;
+        }
+        live = more;
+        live_capacity = capacity;
+    }
+    live[live_count++] = (struct live_buffer){ buffer, bytes };
+    live_bytes += bytes;
+    peak_bytes = live_bytes > peak_bytes ? live_bytes : peak_bytes;
+    pthread_mutex_unlock(&live_lock);
+}
+
+/* The library lets buffer go (it never retains one, so this is its only release; the
+   OpenCL runtime may keep it while commands or sub-buffers use it). A test's own buffers
+   were never counted. */
+static cl_int release_counted(cl_mem buffer)
+{
+    pthread_mutex_lock(&live_lock);
+    for (size_t i = 0; i < live_count; ++i)
+        if (live[i].buffer == buffer) {
+            live_bytes -= live[i].bytes;
+            live[i] = live[--live_count];
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    return clReleaseMemObject(buffer);
+}
+
 cl_mem testing_clCreateBuffer(cl_context c, cl_mem_flags f, size_t s, void *h, cl_int *err)
 {
     FAIL_OBJECT("clCreateBuffer", err);
-    return clCreateBuffer(c, f, s, h, err);
+    cl_int status;
+    cl_mem buffer = clCreateBuffer(c, f, s, h, &status);
+    if (buffer)
+        count_created(buffer, s);
+    if (err)
+        *err = status;
+    return buffer;
 }
 
 cl_int clradix_testing_release(cl_mem buffer)
@@ -208,7 +266,7 @@ cl_int clradix_testing_release(cl_mem buffer)
     if (keep)
         held[held_count++] = buffer;
     pthread_mutex_unlock(&held_lock);
-    return keep ? CL_SUCCESS : clReleaseMemObject(buffer);
+    return keep ? CL_SUCCESS : release_counted(buffer);
 }
 
 cl_command_queue testing_clCreateCommandQueue(cl_context c, cl_device_id d, cl_command_queue_properties p,

@@ -44,6 +44,10 @@ unsigned clradix_testing_builds_waiting(void);
 void clradix_testing_hold_releases(int hold);
 cl_int clradix_testing_release(cl_mem buffer);
 
+/* The bytes of the library's device buffers (of every sorter) alive now, and the most
+   alive at once since the last reset (reset_peak: the peak starts again from now). */
+void clradix_testing_device_bytes(size_t *now, size_t *peak, int reset_peak);
+
 /* The largest size_t the library's size arithmetic accepts (0: SIZE_MAX), to check on a
    64-bit host what a 32-bit host would overflow. */
 void clradix_testing_size_max(size_t max);

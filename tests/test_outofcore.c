@@ -157,6 +157,91 @@ START_TEST(test_faults_by_parts)
 }
 END_TEST
 
+/* Everything the library has on the device at once (its buffers, counted by the test
+   build: workers' in-core sorts, the temporaries its pool keeps) stays within the sorter's
+   memory limit: host sorts by parts of random and skewed keys, keys and pairs, on one
+   sorter and shared by the same sorter twice (four workers). */
+START_TEST(test_limit_holds_at_once)
+{
+    static const struct { clradix_key_type type; dist d; size_t value_size; } cases[] = {
+        { CLRADIX_U32, DIST_RANDOM, 0 },      { CLRADIX_U32, DIST_RANDOM, 4 }, { CLRADIX_U64, DIST_LOW_ENTROPY, 0 },
+        { CLRADIX_F32, DIST_SIXTEEN, 8 },     { CLRADIX_U32, DIST_TWO, 4 },
+    };
+    const size_t n = (size_t)1 << 20;
+    clradix_sorter *const twice[2] = { dev.sorter, dev.sorter };
+    char msg[256];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (int share = 0; share < 2; ++share)
+            for (size_t fraction = 4; fraction <= 16; fraction *= 4) {
+                const size_t kb = key_bytes_of(cases[c].type), vs = cases[c].value_size;
+                const size_t limit = n * (kb + vs) / fraction;
+                void *in = make_keys(cases[c].type, cases[c].d, n, 70 + c), *keys = malloc(n * kb);
+                void *in_values = vs ? make_values(vs, n) : NULL, *values = vs ? malloc(n * vs) : NULL;
+                memcpy(keys, in, n * kb);
+                if (vs)
+                    memcpy(values, in_values, n * vs);
+                ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, limit), CLRADIX_SUCCESS);
+                size_t now, peak;
+                clradix_testing_device_bytes(&now, &peak, 1);
+                const clradix_status status =
+                    share ? (vs ? clradix_sort_pairs_host_multi(twice, 2, cases[c].type, keys, values, vs, n, NULL)
+                                : clradix_sort_keys_host_multi(twice, 2, cases[c].type, keys, n, NULL))
+                          : (vs ? clradix_sort_pairs_host(dev.sorter, NULL, cases[c].type, keys, values, vs, n, NULL)
+                                : clradix_sort_keys_host(dev.sorter, NULL, cases[c].type, keys, n, NULL));
+                ck_assert_int_eq(status, CLRADIX_SUCCESS);
+                clradix_testing_device_bytes(&now, &peak, 0);
+                ck_assert_msg(peak <= limit, "case %zu %s, limit 1/%zu of the data: %zu bytes on the device at once, "
+                              "limit %zu", c, share ? "shared" : "alone", fraction, peak, limit);
+                size_t *perm = oracle_order(cases[c].type, in, n, NULL);
+                ck_assert_msg(!check_sorted(cases[c].type, in, keys, in_values, values, vs, n, perm, msg, sizeof msg),
+                              "case %zu: %s", c, msg);
+                free(perm);
+                free(in);
+                free(keys);
+                free(in_values);
+                free(values);
+            }
+}
+END_TEST
+
+/* A host sort whose in-core attempt cannot allocate its first buffer (the device had less
+   memory than it said) sorts by parts instead, on a device that works in the host's memory
+   (buffers over the arrays) and on one with memory of its own (copies). */
+START_TEST(test_in_core_falls_back_by_parts)
+{
+    const size_t n = 5000;
+    uint32_t *in = make_keys(CLRADIX_U32, DIST_RANDOM, n, 9), *keys = malloc(n * 4);
+    uint32_t *in_values = make_values(4, n), *values = malloc(n * 4);
+    size_t *perm = oracle_order(CLRADIX_U32, in, n, NULL);
+    char msg[256];
+    for (int discrete = 0; discrete < 2; ++discrete) {
+        const clradix_testing_traits traits = { .discrete = discrete };
+        clradix_testing_set_traits(&traits);
+        test_device t;
+        ck_assert_int_eq(test_device_open(&t, NULL), CLRADIX_SUCCESS);
+        clradix_testing_set_traits(NULL);
+        memcpy(keys, in, n * 4);
+        memcpy(values, in_values, n * 4);
+        clradix_testing_count_only("clCreateBuffer");
+        clradix_testing_fail_at(1);
+        const clradix_status status = clradix_sort_pairs_host(t.sorter, NULL, CLRADIX_U32, keys, values, 4, n, NULL);
+        const unsigned long buffers = clradix_testing_calls();
+        clradix_testing_fail_at(0);
+        clradix_testing_count_only(NULL);
+        ck_assert_msg(status == CLRADIX_SUCCESS, "discrete %d: %s", discrete, clradix_status_string(status));
+        ck_assert_uint_gt(buffers, 2);  /* the failed one, then the sort by parts' */
+        ck_assert_msg(!check_sorted(CLRADIX_U32, in, keys, in_values, values, 4, n, perm, msg, sizeof msg),
+                      "discrete %d: %s", discrete, msg);
+        test_device_close(&t);
+    }
+    free(perm);
+    free(in);
+    free(keys);
+    free(in_values);
+    free(values);
+}
+END_TEST
+
 /* Opt-in (CLRADIX_TEST_HUGE=1, about 40 GiB of memory): 2^32 + 17 u32 keys, past the
    kernels' 32-bit offsets for real; checked in order and as the same multiset. */
 START_TEST(test_huge)
@@ -192,6 +277,8 @@ int main(void)
     tcase_add_test(tc, test_more_keys_than_offsets);
     tcase_add_test(tc, test_memory_limit);
     tcase_add_test(tc, test_faults_by_parts);
+    tcase_add_test(tc, test_limit_holds_at_once);
+    tcase_add_test(tc, test_in_core_falls_back_by_parts);
     suite_add_tcase(s, tc);
     const char *huge = getenv("CLRADIX_TEST_HUGE");
     if (huge && !strcmp(huge, "1")) {
