@@ -37,7 +37,8 @@ extern "C" {
  * Algorithm: each rank sorts its keys on its device; a radix select over the ranks'
  * sorted keys (a few MPI_Allreduce of digit counts) finds where each rank's output
  * begins, ties split by (source rank, position); one exchange (MPI_Alltoallv, or
- * point-to-point messages when a count passes INT_MAX) moves every key once; each rank
+ * point-to-point messages of at most INT_MAX bytes when a rank's data passes that) moves
+ * every key once; each rank
  * sorts what it received from several ranks again, stably, on its device.
  *
  * Errors: a NULL sorter, an array NULL with a count other than 0, an unknown key type, a

@@ -65,8 +65,10 @@ unsigned merge_rounds(const uint64_t *run_count, int runs);
 void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, merge_run *list,
                 void *keys, void *values, void *keys_spare, void *values_spare);
 
-/* The most elements one message or MPI_Alltoallv count and offset carries: INT_MAX, or
-   less in the test build (clradix_mpi_testing_message_limit). */
-size_t message_limit(void);
+/* The most elements of element_bytes one message or MPI_Alltoallv count and offset
+   carries: INT_MAX bytes' worth (some MPI libraries fail past 2 GiB in one message even
+   where the count fits an int), or what the test build sets
+   (clradix_mpi_testing_message_limit). */
+size_t message_limit(size_t element_bytes);
 
 #endif

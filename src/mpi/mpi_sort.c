@@ -258,7 +258,8 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
             const uint64_t from = r == 0 ? 0 : w.splits[r - 1], to = r + 1 == ranks ? c->n_in : w.splits[r];
             w.send_count[r] = to - from;
         }
-        const int big = largest > message_limit();
+        const size_t widest = order.key_bytes > c->value_size ? order.key_bytes : c->value_size;
+        const int big = largest > message_limit(widest);
         /* A host merge of an odd number of rounds starts from the spare arrays, so that
            it ends in the output. */
         void *keys_to = c->keys_out, *values_to = c->values_out;
