@@ -279,7 +279,7 @@ clradix_status check_buffer(const clradix_sorter *sorter, cl_mem buffer, size_t 
 /* Whether two spans of so many bytes share a byte. */
 int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b_bytes);
 
-/* api.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
+/* host.c: the in-core host sort of r: uploads keys_in (and values_in), sorts, and reads the
    result into keys_out (unless NULL) and values_out, once the sorter's memory holds it
    next to its other host sorts (memory.c). *touched (unless NULL): whether the output
    arrays may have changed, also on failure. */
@@ -304,9 +304,11 @@ int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_
    queue: the caller's, for the first sorter's first worker, or NULL. */
 clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_sorters, cl_command_queue queue,
                                   sort_request *r, void *keys, void *values);
-/* api.c: a queue of the sorter's own for one host-array sort, and its return. */
+/* host.c: a queue of the sorter's own for one host-array sort, and its return. */
 clradix_status host_queue_acquire(clradix_sorter *sorter, cl_command_queue *queue);
 void host_queue_return(clradix_sorter *sorter, cl_command_queue queue);
+/* host.c: adds base to count indices of index_size (4 or 8) bytes. */
+void add_to_indices(void *indices, size_t index_size, size_t count, size_t base);
 
 /* status.c: maps an OpenCL error from an allocation or enqueue to a status. */
 clradix_status status_from_cl(cl_int err);
