@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { PARTITION_BITS = 8, PARTITION_RADIX = 1 << PARTITION_BITS, WORKERS_PER_SORTER = 2 };
 
@@ -29,6 +30,7 @@ typedef struct large_sort {
     pthread_mutex_t lock;           /* guards slot 1's allocation, the task queue and status */
     size_t bucket_lo[PARTITION_RADIX], bucket_count[PARTITION_RADIX];
     unsigned bucket_end_bit;        /* their remaining bits: [begin_bit, bucket_end_bit) */
+    unsigned host_threads;          /* the host's cores, up to PARTITION_PARTS_MAX: a partition's threads */
     /* The first partition's buckets as tasks: buckets task_from[t] .. task_to[t] - 1, in
        order[] largest first, handed out from taken on. */
     unsigned task_from[PARTITION_RADIX], task_to[PARTITION_RADIX], order[PARTITION_RADIX], tasks, taken;
@@ -77,46 +79,162 @@ static void settle(large_sort *s, int from, size_t lo, size_t count)
         memcpy(s->values[0] + lo * vs, s->values[from] + lo * vs, count * vs);
 }
 
-/* The end of the bits of [begin_bit, end_bit) in which elements [lo, lo + count) of keys
-   differ: the highest bit that varies, plus one (begin_bit when none does). One read. */
-static unsigned varying_end(const large_sort *s, const unsigned char *keys, size_t lo, size_t count, unsigned end_bit)
+/* Copies one element of a fixed size: constant sizes, which the compiler turns into moves. */
+static inline void copy_element(unsigned char *to, const unsigned char *from, size_t bytes)
 {
+    switch (bytes) {
+    case 1: memcpy(to, from, 1); break;
+    case 2: memcpy(to, from, 2); break;
+    case 4: memcpy(to, from, 4); break;
+    case 8: memcpy(to, from, 8); break;
+    default: memcpy(to, from, 16); break;
+    }
+}
+
+/* One host thread's share of a partition pass: elements [lo, lo + count). */
+typedef struct partition_part {
+    large_sort *s;
+    const unsigned char *keys, *values;
+    int to;
+    size_t lo, count;
+    unsigned shift, bits;
+    uint64_t any, all;                /* varying_part: OR and AND of the images */
+    size_t counts[PARTITION_RADIX];   /* count_part: per digit; scatter_part: next slot per digit */
+} partition_part;
+
+static void *varying_part(void *arg)
+{
+    partition_part *p = arg;
     uint64_t any = 0, all = ~(uint64_t)0;
-    for (size_t i = lo; i < lo + count; ++i) {
-        const uint64_t image = key_image(key_load(keys, s->r.key_bytes, i), &s->image);
+    for (size_t i = p->lo; i < p->lo + p->count; ++i) {
+        const uint64_t image = key_image(key_load(p->keys, p->s->r.key_bytes, i), &p->s->image);
         any |= image;
         all &= image;
     }
-    uint64_t varying = (any ^ all) & (end_bit >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << end_bit) - 1));
-    unsigned end = s->r.begin_bit;
-    for (varying >>= s->r.begin_bit; varying; varying >>= 1)
-        ++end;
-    return end;
+    p->any = any;
+    p->all = all;
+    return NULL;
+}
+
+static void *count_part(void *arg)
+{
+    partition_part *p = arg;
+    memset(p->counts, 0, sizeof p->counts);
+    for (size_t i = p->lo; i < p->lo + p->count; ++i)
+        ++p->counts[digit_of(p->s, key_load(p->keys, p->s->r.key_bytes, i), p->shift, p->bits)];
+    return NULL;
+}
+
+static void *scatter_part(void *arg)
+{
+    partition_part *p = arg;
+    const large_sort *s = p->s;
+    const unsigned kb = s->r.key_bytes;
+    const size_t vs = s->r.value_size;
+    unsigned char *keys_to = s->keys[p->to], *values_to = s->values[p->to];
+    for (size_t i = p->lo; i < p->lo + p->count; ++i) {
+        const size_t j = p->counts[digit_of(s, key_load(p->keys, kb, i), p->shift, p->bits)]++;
+        copy_element(keys_to + j * kb, p->keys + i * kb, kb);
+        if (vs)
+            copy_value(s, p->values, i, values_to + j * vs);
+    }
+    return NULL;
+}
+
+enum { PARTITION_PART_MIN = 1 << 16, PARTITION_PARTS_MAX = 16 };  /* elements a host thread takes at least */
+
+/* Runs pass on count parts of part_size bytes each: parts 1.. on threads of their own, part
+   0 here (all here where a thread cannot be had). */
+static void run_parts(void *(*pass)(void *), void *parts, size_t part_size, unsigned count)
+{
+    pthread_t threads[PARTITION_PARTS_MAX];
+    int started[PARTITION_PARTS_MAX] = { 0 };
+    for (unsigned t = 1; t < count; ++t)
+        started[t] = pthread_create(&threads[t], NULL, pass, (char *)parts + t * part_size) == 0;
+    pass(parts);
+    for (unsigned t = 1; t < count; ++t) {
+        if (started[t])
+            pthread_join(threads[t], NULL);
+        else
+            pass((char *)parts + t * part_size);
+    }
+}
+
+/* A copy shared by the host's threads. */
+typedef struct copy_part {
+    unsigned char *to;
+    const unsigned char *from;
+    size_t bytes;
+} copy_part;
+
+static void *copy_one_part(void *arg)
+{
+    const copy_part *c = arg;
+    memcpy(c->to, c->from, c->bytes);
+    return NULL;
+}
+
+static void copy_in_parts(void *to, const void *from, size_t bytes, unsigned threads)
+{
+    unsigned parts = threads;
+    while (parts > 1 && bytes / parts < PARTITION_PART_MIN * 8)
+        --parts;
+    copy_part part[PARTITION_PARTS_MAX];
+    for (unsigned t = 0; t < parts; ++t) {
+        const size_t at = bytes * t / parts, until = bytes * (t + 1) / parts;
+        part[t] = (copy_part){ (unsigned char *)to + at, (const unsigned char *)from + at, until - at };
+    }
+    run_parts(copy_one_part, part, sizeof part[0], parts);
 }
 
 /* Stable partition of elements [lo, lo + count) of keys (and values) by the top digit of
    the bits of [begin_bit, end_bit) that vary into slot `to`: each bucket's first element
-   and size. Returns the buckets' end bit (begin_bit: no bit varies, one bucket holds all). */
+   and size. Returns the buckets' end bit (begin_bit: no bit varies, one bucket holds all).
+   Three reads (the bits that vary, the counts, the scatter), each shared by the host's
+   cores in consecutive parts; a part's elements go after those of the parts before it in
+   every bucket, so the order is stable. */
 static unsigned partition(large_sort *s, const unsigned char *keys, const unsigned char *values, int to, size_t lo,
                           size_t count, unsigned end_bit, size_t first[PARTITION_RADIX],
                           size_t counts[PARTITION_RADIX])
 {
-    end_bit = varying_end(s, keys, lo, count, end_bit);
-    const unsigned bits = end_bit - s->r.begin_bit < PARTITION_BITS ? end_bit - s->r.begin_bit : PARTITION_BITS;
-    const unsigned shift = end_bit - bits, kb = s->r.key_bytes;
-    const size_t vs = s->r.value_size;
-    size_t next[PARTITION_RADIX];
-    memset(counts, 0, PARTITION_RADIX * sizeof *counts);
-    for (size_t i = lo; i < lo + count; ++i)
-        ++counts[digit_of(s, key_load(keys, kb, i), shift, bits)];
-    for (unsigned d = 0; d < PARTITION_RADIX; ++d)
-        first[d] = next[d] = d ? first[d - 1] + counts[d - 1] : lo;
-    for (size_t i = lo; i < lo + count; ++i) {
-        const size_t j = next[digit_of(s, key_load(keys, kb, i), shift, bits)]++;
-        memcpy(s->keys[to] + j * kb, keys + i * kb, kb);
-        if (vs)
-            copy_value(s, values, i, s->values[to] + j * vs);
+    unsigned parts = s->host_threads;
+    while (parts > 1 && count / parts < PARTITION_PART_MIN)
+        --parts;
+    partition_part part[PARTITION_PARTS_MAX];
+    for (unsigned t = 0; t < parts; ++t) {
+        const size_t from = lo + count * t / parts, until = lo + count * (t + 1) / parts;
+        part[t] = (partition_part){ .s = s, .keys = keys, .values = values, .to = to, .lo = from, .count = until - from };
     }
+    run_parts(varying_part, part, sizeof part[0], parts);
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (unsigned t = 0; t < parts; ++t) {
+        any |= part[t].any;
+        all &= part[t].all;
+    }
+    uint64_t varying = (any ^ all) & (end_bit >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << end_bit) - 1));
+    end_bit = s->r.begin_bit;
+    for (varying >>= s->r.begin_bit; varying; varying >>= 1)
+        ++end_bit;
+
+    const unsigned bits = end_bit - s->r.begin_bit < PARTITION_BITS ? end_bit - s->r.begin_bit : PARTITION_BITS;
+    const unsigned shift = end_bit - bits;
+    for (unsigned t = 0; t < parts; ++t) {
+        part[t].shift = shift;
+        part[t].bits = bits;
+    }
+    run_parts(count_part, part, sizeof part[0], parts);
+    size_t at = lo;  /* each part's first slot per digit: digit-major, then part order */
+    for (unsigned d = 0; d < PARTITION_RADIX; ++d) {
+        first[d] = at;
+        counts[d] = 0;
+        for (unsigned t = 0; t < parts; ++t) {
+            const size_t c = part[t].counts[d];
+            part[t].counts[d] = at;
+            at += c;
+            counts[d] += c;
+        }
+    }
+    run_parts(scatter_part, part, sizeof part[0], parts);
     return shift;
 }
 
@@ -292,6 +410,8 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
     s.keys_in = keys;
     s.values_in = r->argsort ? NULL : values;
     s.image = key_transform_of(r->type, r->descending);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    s.host_threads = cores < 1 ? 1 : cores > PARTITION_PARTS_MAX ? PARTITION_PARTS_MAX : (unsigned)cores;
 
     /* A device that cannot take the in-core sort of even one key: the limit is too small. */
     sort_request one = s.r;
@@ -329,9 +449,9 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
     }
     if (status == CLRADIX_SUCCESS) {  /* the caller's arrays change here, and only here */
         if (!r->argsort)
-            memcpy(keys, s.keys[0], r->keys_size);
+            copy_in_parts(keys, s.keys[0], r->keys_size, s.host_threads);
         if (vs)
-            memcpy(values, s.values[0], r->values_size);
+            copy_in_parts(values, s.values[0], r->values_size, s.host_threads);
     }
     for (int slot = 0; slot < 2; ++slot) {
         free(s.keys[slot]);
