@@ -49,21 +49,23 @@ int exchange(MPI_Comm comm, int big, size_t size, const void *send, const uint64
 
 /* merge.c: the final step joins the runs a rank received from several ranks either by a
    merge on the host (CPU devices: the host's cores are the device's, and a merge reads
-   the data once per round where a sort reads it once per digit) or by a stable sort on the
+   the data once where a sort reads it once per digit) or by a stable sort on the
    device (other devices, whose sort is faster than a host merge). */
 int host_merge_for(cl_device_id device);
 
-/* Runs of the merge: first element and count. */
+/* A run of the merge: its next element and its end; a contestant of its tree (merge.c). */
 typedef struct merge_run {
-    size_t first, count;
+    size_t first, end;
 } merge_run;
-/* Rounds of two-way merges that the non-empty runs among run_count[0 .. runs) need. */
-unsigned merge_rounds(const uint64_t *run_count, int runs);
+typedef struct contestant contestant;
+/* Whether two or more of run_count[0 .. runs) are not empty: runs to join. */
+int merge_needed(const uint64_t *run_count, int runs);
 /* Merges the sorted runs that lie one after the other in keys (and values), in run_count
-   order, stably; list: room for runs entries. After merge_rounds rounds the result lies in
-   keys (values) when that number is even, else in keys_spare (values_spare). */
+   order, stably, into keys_to (values_to) in one pass; list: room for runs entries, tree
+   for 2 runs (merge_tree_bytes). */
 void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, merge_run *list,
-                void *keys, void *values, void *keys_spare, void *values_spare);
+                contestant *tree, const void *keys, const void *values, void *keys_to, void *values_to);
+size_t merge_tree_bytes(int runs);
 
 /* The most elements of element_bytes one message or MPI_Alltoallv count and offset
    carries: INT_MAX bytes' worth (some MPI libraries fail past 2 GiB in one message even

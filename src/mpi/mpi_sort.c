@@ -28,8 +28,9 @@ typedef struct mpi_call {
 typedef struct workspace {
     void *keys, *values;  /* the local copies of the input, sorted in place */
     int host_merge;       /* the final step merges on the host (else: sorts on the device) */
-    void *keys_spare, *values_spare;  /* host merge: the other side of its rounds */
+    void *keys_spare, *values_spare;  /* host merge: where the exchange puts the runs */
     merge_run *runs;
+    contestant *tree;     /* host merge: its loser tree */
     uint64_t *counts;     /* n_in and n_out of every rank */
     uint64_t *targets, *splits, *send_count, *recv_count, *select_work;
     int *ints;
@@ -155,6 +156,7 @@ static void workspace_free(workspace *w)
     free(w->keys_spare);
     free(w->values_spare);
     free(w->runs);
+    free(w->tree);
     free(w->counts);
     free(w->ints);
     free(w->requests);
@@ -170,8 +172,9 @@ static clradix_status workspace_alloc(workspace *w, const mpi_call *c, const key
     w->ints = malloc(4 * p * sizeof *w->ints);
     w->requests = malloc(2 * p * sizeof *w->requests);
     w->runs = malloc(p * sizeof *w->runs);
+    w->tree = malloc(merge_tree_bytes(ranks));
     if ((c->n_in && !w->keys) || (c->n_in && c->value_size && !w->values) || !w->counts || !w->ints || !w->requests ||
-        !w->runs)
+        !w->runs || !w->tree)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     w->host_merge = ranks > 1 && host_merge_for(clradix_sorter_device(c->sorter));
     if (w->host_merge && c->n_out) {
@@ -260,13 +263,12 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
         }
         const size_t widest = order.key_bytes > c->value_size ? order.key_bytes : c->value_size;
         const int big = largest > message_limit(widest);
-        /* A host merge of an odd number of rounds starts from the spare arrays, so that
-           it ends in the output. */
+        /* A host merge reads the runs from the spare arrays and writes the output. */
         void *keys_to = c->keys_out, *values_to = c->values_out;
         if (MPI_Alltoall(w.send_count, 1, MPI_UINT64_T, w.recv_count, 1, MPI_UINT64_T, work) != MPI_SUCCESS)
             status = CLRADIX_ERROR_MPI;
-        const unsigned rounds = status == CLRADIX_SUCCESS ? merge_rounds(w.recv_count, ranks) : 0;
-        if (w.host_merge && rounds % 2) {
+        const int several = status == CLRADIX_SUCCESS && merge_needed(w.recv_count, ranks);
+        if (w.host_merge && several) {
             keys_to = w.keys_spare;
             values_to = w.values_spare;
         }
@@ -281,11 +283,10 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
         /* What came from one rank is in order already; runs from several are merged, or
            sorted again stably, so that equal keys stay in (rank, position) order. */
         start = MPI_Wtime();
-        const int merge = status == CLRADIX_SUCCESS && rounds > 0;
+        const int merge = status == CLRADIX_SUCCESS && several;
         if (merge && w.host_merge)
-            merge_runs(&order, c->value_size, w.recv_count, ranks, w.runs, keys_to, values_to,
-                       keys_to == c->keys_out ? w.keys_spare : c->keys_out,
-                       values_to == c->values_out ? w.values_spare : c->values_out);
+            merge_runs(&order, c->value_size, w.recv_count, ranks, w.runs, w.tree, keys_to, values_to, c->keys_out,
+                       c->values_out);
         if (status == CLRADIX_SUCCESS)
             status = agree(work, rank, merge && !w.host_merge ? sort_here(c, c->keys_out, c->values_out, c->n_out)
                                                                  : CLRADIX_SUCCESS);
