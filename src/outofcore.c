@@ -58,7 +58,7 @@ static unsigned digit_of(const large_sort *s, uint64_t key, unsigned shift, unsi
 static void copy_value(const large_sort *s, const unsigned char *from, size_t i, unsigned char *to)
 {
     if (from) {
-        memcpy(to, from + i * s->r.value_size, s->r.value_size);
+        element_copy(to, from + i * s->r.value_size, s->r.value_size);
     } else if (s->r.value_size == 4) {
         const uint32_t index = (uint32_t)i;
         memcpy(to, &index, 4);
@@ -77,18 +77,6 @@ static void settle(large_sort *s, int from, size_t lo, size_t count)
     memcpy(s->keys[0] + lo * kb, s->keys[from] + lo * kb, count * kb);
     if (vs)
         memcpy(s->values[0] + lo * vs, s->values[from] + lo * vs, count * vs);
-}
-
-/* Copies one element of a fixed size: constant sizes, which the compiler turns into moves. */
-static inline void copy_element(unsigned char *to, const unsigned char *from, size_t bytes)
-{
-    switch (bytes) {
-    case 1: memcpy(to, from, 1); break;
-    case 2: memcpy(to, from, 2); break;
-    case 4: memcpy(to, from, 4); break;
-    case 8: memcpy(to, from, 8); break;
-    default: memcpy(to, from, 16); break;
-    }
 }
 
 /* One host thread's share of a partition pass: elements [lo, lo + count). */
@@ -134,7 +122,7 @@ static void *scatter_part(void *arg)
     unsigned char *keys_to = s->keys[p->to], *values_to = s->values[p->to];
     for (size_t i = p->lo; i < p->lo + p->count; ++i) {
         const size_t j = p->counts[digit_of(s, key_load(p->keys, kb, i), p->shift, p->bits)]++;
-        copy_element(keys_to + j * kb, p->keys + i * kb, kb);
+        element_copy(keys_to + j * kb, p->keys + i * kb, kb);
         if (vs)
             copy_value(s, p->values, i, values_to + j * vs);
     }

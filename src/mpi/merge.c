@@ -4,17 +4,6 @@
    (rank, position) order). */
 #include "mpi_internal.h"
 
-static inline void copy_element(char *to, const char *from, size_t size)
-{
-    switch (size) {  /* constant sizes, so each copy is a move or two */
-    case 1: *to = *from; break;
-    case 2: memcpy(to, from, 2); break;
-    case 4: memcpy(to, from, 4); break;
-    case 8: memcpy(to, from, 8); break;
-    default: memcpy(to, from, 16); break;
-    }
-}
-
 #ifdef CLRADIX_TESTING
 #include "mpi_testing.h"
 static int testing_final_sort;
@@ -55,9 +44,9 @@ static void merge_two(const key_order *o, size_t value_size, merge_run a, merge_
         for (;; ++to) {
             const int take_b = image_b < image_a;
             const size_t from = take_b ? j : i;
-            copy_element(keys_to + to * kb, keys + from * kb, kb);
+            element_copy(keys_to + to * kb, keys + from * kb, kb);
             if (value_size)
-                copy_element(values_to + to * value_size, values + from * value_size, value_size);
+                element_copy(values_to + to * value_size, values + from * value_size, value_size);
             if (take_b) {
                 if (++j == b_end)
                     break;
@@ -136,9 +125,9 @@ void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count
     contestant w = play(tree + k, tree, k, 1);  /* the run whose next element goes next */
     for (size_t to = 0; to < total; ++to) {
         merge_run *run = &list[w.run];
-        copy_element(to_keys + to * kb, from_keys + run->first * kb, kb);
+        element_copy(to_keys + to * kb, from_keys + run->first * kb, kb);
         if (value_size)
-            copy_element(to_values + to * value_size, from_values + run->first * value_size, value_size);
+            element_copy(to_values + to * value_size, from_values + run->first * value_size, value_size);
         if (++run->first < run->end)
             w.image = range_image(o, keys, run->first);
         else
