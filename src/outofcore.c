@@ -168,9 +168,11 @@ static void copy_in_parts(void *to, const void *from, size_t bytes, unsigned thr
     while (parts > 1 && bytes / parts < PARTITION_PART_MIN * 8)
         --parts;
     copy_part part[PARTITION_PARTS_MAX];
+    const size_t share = bytes / parts;  /* the last part takes the rest */
     for (unsigned t = 0; t < parts; ++t) {
-        const size_t at = bytes * t / parts, until = bytes * (t + 1) / parts;
-        part[t] = (copy_part){ (unsigned char *)to + at, (const unsigned char *)from + at, until - at };
+        const size_t at = share * t;
+        part[t] = (copy_part){ (unsigned char *)to + at, (const unsigned char *)from + at,
+                               t + 1 < parts ? share : bytes - at };
     }
     run_parts(copy_one_part, part, sizeof part[0], parts);
 }
@@ -189,10 +191,10 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
     while (parts > 1 && count / parts < PARTITION_PART_MIN)
         --parts;
     partition_part part[PARTITION_PARTS_MAX];
-    for (unsigned t = 0; t < parts; ++t) {
-        const size_t from = lo + count * t / parts, until = lo + count * (t + 1) / parts;
-        part[t] = (partition_part){ .s = s, .keys = keys, .values = values, .to = to, .lo = from, .count = until - from };
-    }
+    const size_t share = count / parts;  /* the last part takes the rest */
+    for (unsigned t = 0; t < parts; ++t)
+        part[t] = (partition_part){ .s = s, .keys = keys, .values = values, .to = to, .lo = lo + share * t,
+                                    .count = t + 1 < parts ? share : count - share * t };
     run_parts(varying_part, part, sizeof part[0], parts);
     uint64_t any = 0, all = ~(uint64_t)0;
     for (unsigned t = 0; t < parts; ++t) {
