@@ -139,28 +139,42 @@ static cl_ulong host_bytes_in_core(clradix_sorter *sorter, const sort_request *r
     return (cl_ulong)r->keys_size + r->values_size + temporaries;
 }
 
-clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
-                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out,
-                                 int *touched)
+/* host_sort_in_core once admitted (memory.c): in the arrays themselves, or through copies. */
+static clradix_status sort_admitted(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
+                                    const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                    int *touched)
 {
     int written = 0;
     touched = touched ? touched : &written;
     *touched = 0;
-    const int admitted = host_memory_admit(sorter, (size_t)host_bytes_in_core(sorter, r));
-    const clradix_status status = sorter->limits.host_unified && keys_out == keys_in && values_out == values_in
+    return sorter->limits.host_unified && keys_out == keys_in && values_out == values_in
         ? host_sort_in_place(sorter, queue, r, keys_out, values_out, touched)
         : host_sort_copied(sorter, queue, r, keys_in, values_in, keys_out, values_out, touched);
-    if (admitted)
-        host_memory_done(sorter);
+}
+
+clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
+                                 const void *keys_in, const void *values_in, void *keys_out, void *values_out,
+                                 int *touched)
+{
+    host_memory_admit(sorter, (size_t)host_bytes_in_core(sorter, r));
+    const clradix_status status = sort_admitted(sorter, queue, r, keys_in, values_in, keys_out, values_out, touched);
+    host_memory_done(sorter);
     return status;
 }
 
-int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
+/* Whether r and extra bytes fit within 1 / share of the sorter's budget, each array within
+   the device's largest allocation. */
+static int fits_in_core(clradix_sorter *sorter, const sort_request *r, size_t extra, unsigned share)
 {
     if (r->n > max_keys_in_core() || r->keys_size > sorter->limits.max_alloc
         || r->values_size > sorter->limits.max_alloc)
         return 0;
-    return host_bytes_in_core(sorter, r) <= device_budget(sorter);  /* 0 (no program): the sort reports it */
+    return host_bytes_in_core(sorter, r) + extra <= device_budget(sorter) / share;  /* 0: the sort reports it */
+}
+
+int host_fits_in_core(clradix_sorter *sorter, const sort_request *r)
+{
+    return fits_in_core(sorter, r, 0, 1);
 }
 
 /* Adds base to count indices of index_size (4 or 8) bytes. */
@@ -200,7 +214,7 @@ clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue qu
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     for (size_t i = 0; i <= count; ++i)
         relative[i] = (cl_uint)(offsets[first + i] - begin);
-    const int admitted = host_memory_admit(sorter, (size_t)host_bytes_in_core(sorter, &c) + offsets_bytes);
+    host_memory_admit(sorter, (size_t)host_bytes_in_core(sorter, &c) + offsets_bytes);
     cl_int err;
     c.offsets = sorter_buffer(sorter, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, offsets_bytes, relative, &err);
     free(relative);
@@ -208,11 +222,10 @@ clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue qu
     const char *in_values = values_in ? (const char *)values_in + begin * r->value_size : NULL;
     char *out_values = values_out ? (char *)values_out + begin * r->value_size : NULL;
     if (status == CLRADIX_SUCCESS)
-        status = host_sort_in_core(sorter, queue, &c, (const char *)keys_in + begin * r->key_bytes, in_values,
-                                   (char *)keys_out + begin * r->key_bytes, out_values, NULL);
+        status = sort_admitted(sorter, queue, &c, (const char *)keys_in + begin * r->key_bytes, in_values,
+                               (char *)keys_out + begin * r->key_bytes, out_values, NULL);
     sorter_buffer_release(sorter, c.offsets, offsets_bytes);
-    if (admitted)
-        host_memory_done(sorter);
+    host_memory_done(sorter);
     if (status == CLRADIX_SUCCESS && r->argsort)
         add_to_indices(out_values, r->value_size, c.n, begin);
     return status;
@@ -222,6 +235,5 @@ int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_
                       size_t last, unsigned share)
 {
     const sort_request c = segments_request(r, offsets, first, last);
-    return c.num_segments < CLRADIX_MAX_N && host_fits_in_core(sorter, &c)
-        && host_bytes_in_core(sorter, &c) + (c.num_segments + 1) * sizeof(cl_uint) <= device_budget(sorter) / share;
+    return c.num_segments < CLRADIX_MAX_N && fits_in_core(sorter, &c, (c.num_segments + 1) * sizeof(cl_uint), share);
 }

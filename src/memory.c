@@ -48,19 +48,21 @@ static int fits_now(const clradix_sorter *sorter, size_t bytes)
     return (cl_ulong)sorter->device_bytes + sorter->promised_bytes + bytes <= device_budget(sorter);
 }
 
-int host_memory_admit(clradix_sorter *sorter, size_t bytes)
+void memory_make_room(clradix_sorter *sorter, size_t bytes)
 {
-    if (admitted.sorter == sorter)
-        return 0;  /* inside a host sort admitted already (segments run through the flat sort) */
+    pthread_mutex_lock(&sorter->memory_lock);
+    const int fits = fits_now(sorter, bytes);
+    pthread_mutex_unlock(&sorter->memory_lock);
+    if (!fits)
+        scratch_trim(sorter);
+}
+
+void host_memory_admit(clradix_sorter *sorter, size_t bytes)
+{
     for (;;) {
-        pthread_mutex_lock(&sorter->memory_lock);
-        const int fits = fits_now(sorter, bytes);
-        pthread_mutex_unlock(&sorter->memory_lock);
-        if (!fits) {  /* the pool's idle temporaries go first */
-            pthread_mutex_lock(&sorter->lock);
-            scratch_trim(sorter);
-            pthread_mutex_unlock(&sorter->lock);
-        }
+        pthread_mutex_lock(&sorter->lock);  /* the pool's idle temporaries go first */
+        memory_make_room(sorter, bytes);
+        pthread_mutex_unlock(&sorter->lock);
         pthread_mutex_lock(&sorter->memory_lock);
         /* Alone, it goes anyway: host_fits_in_core said it fits the budget, and what else
            holds memory now (device-buffer calls under way) is not a host sort to wait for. */
@@ -70,7 +72,7 @@ int host_memory_admit(clradix_sorter *sorter, size_t bytes)
             admitted.sorter = sorter;
             admitted.promised = bytes;
             pthread_mutex_unlock(&sorter->memory_lock);
-            return 1;
+            return;
         }
         pthread_cond_wait(&sorter->memory_freed, &sorter->memory_lock);  /* until another host sort ends */
         pthread_mutex_unlock(&sorter->memory_lock);

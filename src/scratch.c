@@ -100,11 +100,7 @@ clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SL
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     if (scratch_total(bytes) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    pthread_mutex_lock(&sorter->memory_lock);
-    const int over = sorter->device_bytes + scratch_total(bytes) > device_budget(sorter);
-    pthread_mutex_unlock(&sorter->memory_lock);
-    if (over)  /* the pool's idle sets go first (this sort may grow one of them instead) */
-        scratch_trim(sorter);
+    memory_make_room(sorter, scratch_total(bytes));  /* (this sort may grow an idle set instead) */
     scratch *s = scratch_acquire(sorter);
     cl_int err = s ? scratch_reserve(sorter, s, bytes) : CL_OUT_OF_HOST_MEMORY;
     if (err != CL_SUCCESS) {

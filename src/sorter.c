@@ -226,11 +226,7 @@ clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t by
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     atomic_store(&sorter->memory_limit, bytes);
     pthread_mutex_lock(&sorter->lock);  /* what the pool keeps of earlier sorts fits the limit too */
-    pthread_mutex_lock(&sorter->memory_lock);
-    const int over = sorter->device_bytes > device_budget(sorter);
-    pthread_mutex_unlock(&sorter->memory_lock);
-    if (over)
-        scratch_trim(sorter);
+    memory_make_room(sorter, 0);
     pthread_mutex_unlock(&sorter->lock);
     return CLRADIX_SUCCESS;
 }

@@ -108,15 +108,60 @@ START_TEST(test_memory_limit)
 }
 END_TEST
 
+/* An input of keys (and values: none when value_size is 0), the arrays a call sorts, and
+   the oracle's order. */
+typedef struct data {
+    clradix_key_type type;
+    size_t n, value_size;
+    void *in, *in_values, *keys, *values;
+    size_t *perm;
+} data;
+
+static data data_make(clradix_key_type type, dist d, size_t n, size_t value_size, uint64_t seed)
+{
+    data x = { type, n, value_size, make_keys(type, d, n, seed), value_size ? make_values(value_size, n) : NULL,
+               malloc(n * key_bytes_of(type)), value_size ? malloc(n * value_size) : NULL, NULL };
+    x.perm = oracle_order(type, x.in, n, NULL);
+    return x;
+}
+
+/* The arrays back to the input. */
+static void data_reset(const data *x)
+{
+    memcpy(x->keys, x->in, x->n * key_bytes_of(x->type));
+    if (x->value_size)
+        memcpy(x->values, x->in_values, x->n * x->value_size);
+}
+
+static int data_untouched(const data *x)
+{
+    return !memcmp(x->keys, x->in, x->n * key_bytes_of(x->type))
+        && (!x->value_size || !memcmp(x->values, x->in_values, x->n * x->value_size));
+}
+
+/* 0 when the arrays hold the stable sort of the input, else 1 with msg filled. */
+static int data_unsorted(const data *x, char *msg, size_t msg_size)
+{
+    return check_sorted(x->type, x->in, x->keys, x->in_values, x->values, x->value_size, x->n, x->perm, msg,
+                        msg_size);
+}
+
+static void data_free(data *x)
+{
+    free(x->in);
+    free(x->in_values);
+    free(x->keys);
+    free(x->values);
+    free(x->perm);
+}
+
 /* Every counted call of a sort by parts fails in turn, out of core on one sorter (two
    buckets, each sorted in core) and shared by two sorters of one device: an error, and
    the arrays untouched; or success, and sorted. */
 START_TEST(test_faults_by_parts)
 {
     const size_t n = 3000;
-    uint32_t *in = make_keys(CLRADIX_U32, DIST_TWO, n, 8), *keys = malloc(n * 4);
-    uint32_t *in_values = make_values(4, n), *values = malloc(n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, in, n, NULL);
+    data x = data_make(CLRADIX_U32, DIST_TWO, n, 4, 8);
     clradix_sorter *second;
     ck_assert_int_eq(clradix_sorter_create(dev.context, dev.device, &second), CLRADIX_SUCCESS);
     clradix_sorter *const both[2] = { dev.sorter, second };
@@ -127,17 +172,15 @@ START_TEST(test_faults_by_parts)
         unsigned long calls = 0;
         unsigned errors = 0;
         for (unsigned long k = 0; k == 0 || k <= calls; ++k) {
-            memcpy(keys, in, n * 4);
-            memcpy(values, in_values, n * 4);
+            data_reset(&x);
             clradix_testing_fail_at(k);
             const clradix_status status = multi
-                ? clradix_sort_pairs_host_multi(both, 2, CLRADIX_U32, keys, values, 4, n, NULL)
-                : clradix_sort_pairs_host(dev.sorter, NULL, CLRADIX_U32, keys, values, 4, n, NULL);
+                ? clradix_sort_pairs_host_multi(both, 2, CLRADIX_U32, x.keys, x.values, 4, n, NULL)
+                : clradix_sort_pairs_host(dev.sorter, NULL, CLRADIX_U32, x.keys, x.values, 4, n, NULL);
             if (k == 0)
                 calls = clradix_testing_calls();
             clradix_testing_fail_at(0);
-            const int untouched = !memcmp(keys, in, n * 4) && !memcmp(values, in_values, n * 4);
-            const int sorted = !check_sorted(CLRADIX_U32, in, keys, in_values, values, 4, n, perm, msg, sizeof msg);
+            const int untouched = data_untouched(&x), sorted = !data_unsorted(&x, msg, sizeof msg);
             ck_assert_msg(status == CLRADIX_SUCCESS ? sorted : untouched, "%s fault %lu of %lu: %s, arrays %s",
                           multi ? "multi" : "out of core", k, calls, clradix_status_string(status),
                           untouched ? "untouched" : sorted ? "sorted" : "BROKEN");
@@ -149,11 +192,7 @@ START_TEST(test_faults_by_parts)
         ck_assert_uint_gt(errors, 0);
     }
     clradix_sorter_release(second);
-    free(perm);
-    free(in);
-    free(keys);
-    free(in_values);
-    free(values);
+    data_free(&x);
 }
 END_TEST
 
@@ -173,33 +212,24 @@ START_TEST(test_limit_holds_at_once)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
         for (int share = 0; share < 2; ++share)
             for (size_t fraction = 4; fraction <= 16; fraction *= 4) {
-                const size_t kb = key_bytes_of(cases[c].type), vs = cases[c].value_size;
-                const size_t limit = n * (kb + vs) / fraction;
-                void *in = make_keys(cases[c].type, cases[c].d, n, 70 + c), *keys = malloc(n * kb);
-                void *in_values = vs ? make_values(vs, n) : NULL, *values = vs ? malloc(n * vs) : NULL;
-                memcpy(keys, in, n * kb);
-                if (vs)
-                    memcpy(values, in_values, n * vs);
+                const clradix_key_type type = cases[c].type;
+                const size_t vs = cases[c].value_size, limit = n * (key_bytes_of(type) + vs) / fraction;
+                data x = data_make(type, cases[c].d, n, vs, 70 + c);
+                data_reset(&x);
                 ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, limit), CLRADIX_SUCCESS);
                 size_t now, peak;
                 clradix_testing_device_bytes(&now, &peak, 1);
                 const clradix_status status =
-                    share ? (vs ? clradix_sort_pairs_host_multi(twice, 2, cases[c].type, keys, values, vs, n, NULL)
-                                : clradix_sort_keys_host_multi(twice, 2, cases[c].type, keys, n, NULL))
-                          : (vs ? clradix_sort_pairs_host(dev.sorter, NULL, cases[c].type, keys, values, vs, n, NULL)
-                                : clradix_sort_keys_host(dev.sorter, NULL, cases[c].type, keys, n, NULL));
+                    share ? (vs ? clradix_sort_pairs_host_multi(twice, 2, type, x.keys, x.values, vs, n, NULL)
+                                : clradix_sort_keys_host_multi(twice, 2, type, x.keys, n, NULL))
+                          : (vs ? clradix_sort_pairs_host(dev.sorter, NULL, type, x.keys, x.values, vs, n, NULL)
+                                : clradix_sort_keys_host(dev.sorter, NULL, type, x.keys, n, NULL));
                 ck_assert_int_eq(status, CLRADIX_SUCCESS);
                 clradix_testing_device_bytes(&now, &peak, 0);
                 ck_assert_msg(peak <= limit, "case %zu %s, limit 1/%zu of the data: %zu bytes on the device at once, "
                               "limit %zu", c, share ? "shared" : "alone", fraction, peak, limit);
-                size_t *perm = oracle_order(cases[c].type, in, n, NULL);
-                ck_assert_msg(!check_sorted(cases[c].type, in, keys, in_values, values, vs, n, perm, msg, sizeof msg),
-                              "case %zu: %s", c, msg);
-                free(perm);
-                free(in);
-                free(keys);
-                free(in_values);
-                free(values);
+                ck_assert_msg(!data_unsorted(&x, msg, sizeof msg), "case %zu: %s", c, msg);
+                data_free(&x);
             }
 }
 END_TEST
@@ -210,9 +240,7 @@ END_TEST
 START_TEST(test_in_core_falls_back_by_parts)
 {
     const size_t n = 5000;
-    uint32_t *in = make_keys(CLRADIX_U32, DIST_RANDOM, n, 9), *keys = malloc(n * 4);
-    uint32_t *in_values = make_values(4, n), *values = malloc(n * 4);
-    size_t *perm = oracle_order(CLRADIX_U32, in, n, NULL);
+    data x = data_make(CLRADIX_U32, DIST_RANDOM, n, 4, 9);
     char msg[256];
     for (int discrete = 0; discrete < 2; ++discrete) {
         const clradix_testing_traits traits = { .discrete = discrete };
@@ -220,25 +248,19 @@ START_TEST(test_in_core_falls_back_by_parts)
         test_device t;
         ck_assert_int_eq(test_device_open(&t, NULL), CLRADIX_SUCCESS);
         clradix_testing_set_traits(NULL);
-        memcpy(keys, in, n * 4);
-        memcpy(values, in_values, n * 4);
+        data_reset(&x);
         clradix_testing_count_only("clCreateBuffer");
         clradix_testing_fail_at(1);
-        const clradix_status status = clradix_sort_pairs_host(t.sorter, NULL, CLRADIX_U32, keys, values, 4, n, NULL);
+        const clradix_status status = clradix_sort_pairs_host(t.sorter, NULL, CLRADIX_U32, x.keys, x.values, 4, n, NULL);
         const unsigned long buffers = clradix_testing_calls();
         clradix_testing_fail_at(0);
         clradix_testing_count_only(NULL);
         ck_assert_msg(status == CLRADIX_SUCCESS, "discrete %d: %s", discrete, clradix_status_string(status));
         ck_assert_uint_gt(buffers, 2);  /* the failed one, then the sort by parts' */
-        ck_assert_msg(!check_sorted(CLRADIX_U32, in, keys, in_values, values, 4, n, perm, msg, sizeof msg),
-                      "discrete %d: %s", discrete, msg);
+        ck_assert_msg(!data_unsorted(&x, msg, sizeof msg), "discrete %d: %s", discrete, msg);
         test_device_close(&t);
     }
-    free(perm);
-    free(in);
-    free(keys);
-    free(in_values);
-    free(values);
+    data_free(&x);
 }
 END_TEST
 
