@@ -412,14 +412,18 @@ END_TEST
 
 int main(void)
 {
+    /* Two cases, which ctest runs side by side (CK_RUN_CASE): the sorts' faults, and the rest. */
     Suite *s = suite_create("faults");
-    TCase *tc = tcase_create("faults");
-    tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test_sort_faults, 0, SCENARIOS);
-    tcase_add_loop_test(tc, test_topk_faults, 0, TOPK_SCENARIOS);
-    tcase_add_test(tc, test_create_faults);
-    tcase_add_test(tc, test_small_limits);
-    tcase_add_test(tc, test_memory_limits);
-    suite_add_tcase(s, tc);
+    TCase *sorts = tcase_create("sorts");
+    tcase_set_timeout(sorts, 600);
+    tcase_add_loop_test(sorts, test_sort_faults, 0, SCENARIOS);
+    suite_add_tcase(s, sorts);
+    TCase *others = tcase_create("others");
+    tcase_set_timeout(others, 600);
+    tcase_add_loop_test(others, test_topk_faults, 0, TOPK_SCENARIOS);
+    tcase_add_test(others, test_create_faults);
+    tcase_add_test(others, test_small_limits);
+    tcase_add_test(others, test_memory_limits);
+    suite_add_tcase(s, others);
     return run_device_suite(s, "test_faults");
 }

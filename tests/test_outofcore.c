@@ -206,7 +206,7 @@ START_TEST(test_limit_holds_at_once)
         { CLRADIX_U32, DIST_RANDOM, 0 },      { CLRADIX_U32, DIST_RANDOM, 4 }, { CLRADIX_U64, DIST_LOW_ENTROPY, 0 },
         { CLRADIX_F32, DIST_SIXTEEN, 8 },     { CLRADIX_U32, DIST_TWO, 4 },
     };
-    const size_t n = (size_t)1 << 20;
+    const size_t n = (size_t)1 << 18;
     clradix_sorter *const twice[2] = { dev.sorter, dev.sorter };
     char msg[256];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
