@@ -356,6 +356,19 @@ static void sort_cases(void)
     for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i)
         run_case(&big[i]);
     clradix_mpi_testing_message_limit(0);
+
+    /* A selection budget of 5 counts per round: digits of 1 or 2 bits, groups sharing a
+       prefix, and (at 8 ranks) more groups than the budget. */
+    clradix_mpi_testing_counts_per_round(5);
+    const mpi_case narrow[] = {
+        { "narrow digits, u64 pairs", CLRADIX_U64, 8, DIST_RANDOM, 0, 3001, 997, -1, { 0 }, 0 },
+        { "narrow digits, 90 % one value", CLRADIX_F32, 4, DIST_RANDOM, 2, 2000, 0, -1, { 0 }, OUT_BALANCED },
+        { "narrow digits, bits 3..40 descending", CLRADIX_I64, 0, DIST_SIXTEEN, 0, 2000, 0, -1, { 3, 40, 1 },
+          OUT_BALANCED },
+    };
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; ++i)
+        run_case(&narrow[i]);
+    clradix_mpi_testing_counts_per_round(0);
 }
 
 /* Every rank returns want (any error when want is -1, the same on every rank), and the

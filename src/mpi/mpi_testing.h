@@ -12,4 +12,9 @@ void clradix_mpi_testing_message_limit(size_t elements);
    on the host, 2 a sort on the device. */
 void clradix_mpi_testing_final_sort(int how);
 
+/* The most counts one round of the splitter selection reduces (0: its own budget), so that
+   a test reaches narrow digits and many groups with a few ranks. Every rank must set the
+   same value. */
+void clradix_mpi_testing_counts_per_round(size_t counts);
+
 #endif
