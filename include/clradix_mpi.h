@@ -36,10 +36,10 @@ extern "C" {
  *
  * Algorithm: each rank sorts its keys on its device; a radix select over the ranks'
  * sorted keys (a few MPI_Allreduce of digit counts) finds where each rank's output
- * begins, ties split by (source rank, position); one exchange (MPI_Alltoallv, or
- * point-to-point messages of at most INT_MAX bytes when a rank's data passes that) moves
- * every key once; each rank
- * sorts what it received from several ranks again, stably, on its device.
+ * begins, ties split by (source rank, position); one exchange (point-to-point messages
+ * to and from every rank, keys and values, all posted at once; pieces of at most INT_MAX
+ * bytes when a share passes that) moves every key once; each rank joins what it received
+ * from several ranks, stably: a merge on the host (CPU devices) or a sort on its device.
  *
  * Errors: a NULL sorter, an array NULL with a count other than 0, an unknown key type, a
  * bad bit range, options or value sizes that differ between ranks, an intercommunicator

@@ -38,14 +38,21 @@ size_t select_work_words(int ranks);
 int select_splits(MPI_Comm comm, const key_order *o, const void *keys, size_t n, const uint64_t *targets,
                   uint64_t total, uint64_t *split, uint64_t *work);
 
-/* exchange.c: sends send_count[r] elements of size bytes to each rank r, taken in rank
-   order from send, and receives recv_count[r] from each rank r, placed in rank order in
-   recv. big: some rank has more elements than the message limit (the ranks agree on it):
-   point-to-point messages of at most that many elements move the data instead of
-   MPI_Alltoallv, whose counts and offsets are ints. ints: 4 P, requests: 2 P. Returns an
-   MPI error code. */
-int exchange(MPI_Comm comm, int big, size_t size, const void *send, const uint64_t *send_count, void *recv,
-             const uint64_t *recv_count, int *ints, MPI_Request *requests);
+/* exchange.c: one array the exchange moves, elements of size bytes. */
+enum { EXCHANGE_ARRAYS_MAX = 2 };  /* keys and values */
+typedef struct exchange_array {
+    size_t size;
+    const void *send;
+    void *recv;
+} exchange_array;
+
+/* Sends send_count[r] elements of every array to each rank r, taken in rank order from
+   its send array, and receives recv_count[r] from each rank r, placed in rank order in its
+   recv array: every message of every array posted at once, then one wait (in rounds of
+   pieces of at most the message limit where a share passes it). requests: 2 P per array.
+   Returns an MPI error code. */
+int exchange(MPI_Comm comm, const exchange_array *arrays, int count_arrays, const uint64_t *send_count,
+             const uint64_t *recv_count, MPI_Request *requests);
 
 /* merge.c: the final step joins the runs a rank received from several ranks either by a
    merge on the host (CPU devices: the host's cores are the device's, and a merge reads

@@ -33,7 +33,6 @@ typedef struct workspace {
     contestant *tree;     /* host merge: its loser tree */
     uint64_t *counts;     /* n_in and n_out of every rank */
     uint64_t *targets, *splits, *send_count, *recv_count, *select_work;
-    int *ints;
     MPI_Request *requests;
 } workspace;
 
@@ -158,7 +157,6 @@ static void workspace_free(workspace *w)
     free(w->runs);
     free(w->tree);
     free(w->counts);
-    free(w->ints);
     free(w->requests);
 }
 
@@ -169,11 +167,10 @@ static clradix_status workspace_alloc(workspace *w, const mpi_call *c, const key
     w->keys = c->n_in ? malloc(c->n_in * o->key_bytes) : NULL;
     w->values = c->n_in && c->value_size ? malloc(c->n_in * c->value_size) : NULL;
     w->counts = malloc(words * sizeof *w->counts);
-    w->ints = malloc(4 * p * sizeof *w->ints);
-    w->requests = malloc(2 * p * sizeof *w->requests);
+    w->requests = malloc(2 * EXCHANGE_ARRAYS_MAX * p * sizeof *w->requests);
     w->runs = malloc(p * sizeof *w->runs);
     w->tree = malloc(merge_tree_bytes(ranks));
-    if ((c->n_in && !w->keys) || (c->n_in && c->value_size && !w->values) || !w->counts || !w->ints || !w->requests ||
+    if ((c->n_in && !w->keys) || (c->n_in && c->value_size && !w->values) || !w->counts || !w->requests ||
         !w->runs || !w->tree)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     w->host_merge = ranks > 1 && host_merge_for(clradix_sorter_device(c->sorter));
@@ -223,13 +220,11 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
     const uint64_t mine[2] = { c->n_in, c->n_out };
     if (status == CLRADIX_SUCCESS && MPI_Allgather(mine, 2, MPI_UINT64_T, w.counts, 2, MPI_UINT64_T, work) != MPI_SUCCESS)
         status = CLRADIX_ERROR_MPI;
-    uint64_t total_in = 0, total_out = 0, largest = 0;
+    uint64_t total_in = 0, total_out = 0;
     for (int r = 0; status == CLRADIX_SUCCESS && r < ranks; ++r) {
         const uint64_t n_in = w.counts[2 * r], n_out = w.counts[2 * r + 1];
         total_in += n_in;
         total_out += n_out;
-        largest = n_in > largest ? n_in : largest;
-        largest = n_out > largest ? n_out : largest;
         if (r + 1 < ranks)
             w.targets[r] = total_out;  /* where rank r + 1's output begins */
     }
@@ -261,8 +256,6 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
             const uint64_t from = r == 0 ? 0 : w.splits[r - 1], to = r + 1 == ranks ? c->n_in : w.splits[r];
             w.send_count[r] = to - from;
         }
-        const size_t widest = order.key_bytes > c->value_size ? order.key_bytes : c->value_size;
-        const int big = largest > message_limit(widest);
         /* A host merge reads the runs from the spare arrays and writes the output. */
         void *keys_to = c->keys_out, *values_to = c->values_out;
         if (MPI_Alltoall(w.send_count, 1, MPI_UINT64_T, w.recv_count, 1, MPI_UINT64_T, work) != MPI_SUCCESS)
@@ -272,11 +265,10 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
             keys_to = w.keys_spare;
             values_to = w.values_spare;
         }
-        if (status == CLRADIX_SUCCESS &&
-            (exchange(work, big, order.key_bytes, w.keys, w.send_count, keys_to, w.recv_count, w.ints, w.requests) !=
-                 MPI_SUCCESS ||
-             (c->value_size && exchange(work, big, c->value_size, w.values, w.send_count, values_to, w.recv_count,
-                                        w.ints, w.requests) != MPI_SUCCESS)))
+        const exchange_array arrays[EXCHANGE_ARRAYS_MAX] = { { order.key_bytes, w.keys, keys_to },
+                                                             { c->value_size, w.values, values_to } };
+        if (status == CLRADIX_SUCCESS && exchange(work, arrays, c->value_size ? 2 : 1, w.send_count, w.recv_count,
+                                                  w.requests) != MPI_SUCCESS)
             status = CLRADIX_ERROR_MPI;
         phases.exchange = MPI_Wtime() - start;
 
