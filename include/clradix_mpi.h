@@ -7,11 +7,16 @@
  * thread makes MPI calls). The library works on a duplicate of comm whose errors return
  * instead of aborting; it never calls MPI_Abort and never changes comm's error handler.
  *
- * Statuses are agreed: before anything is exchanged the ranks share every argument check
- * and the outcome of their local sorts, so when one rank fails (a bad argument, memory,
- * OpenCL) every rank returns, none blocks, and all return the same status:
+ * Statuses are agreed: before anything is exchanged the ranks share every argument check,
+ * their allocations and the outcome of their local sorts, and after it the outcome of a
+ * final sort on the device, so when one rank fails (a bad argument, memory, OpenCL) every
+ * rank returns, none blocks, and all return the same status:
  * CLRADIX_ERROR_INVALID_ARGUMENT when any rank's arguments are invalid, else that of the
- * lowest-numbered rank that failed. A failing MPI call is CLRADIX_ERROR_MPI.
+ * lowest-numbered rank that failed. A failing MPI call is CLRADIX_ERROR_MPI. The other
+ * phases (splitter selection, exchange, host merge) fail on one rank alone only through
+ * MPI: an MPI call that reports an error on some ranks and not on others (a peer lost,
+ * MPI's own memory) can leave the other ranks waiting in the call's next collective or
+ * in the exchange's messages, as MPI leaves the state after an error undefined.
  */
 #ifndef CLRADIX_MPI_H
 #define CLRADIX_MPI_H

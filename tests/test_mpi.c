@@ -475,7 +475,45 @@ static void error_cases(void)
         clradix_mpi_testing_final_sort(0);
         expect_error("a kernel failing in the last rank's final sort", s, -1, keys, copy, NULL, 0);
     }
+
+    /* An allocation failing on the last rank before anything is exchanged (the call's
+       host copies and tables): every rank returns OUT_OF_RESOURCES, nothing written. */
+    clradix_testing_count_only("malloc");
+    for (unsigned long k = 1; k <= 3; ++k) {
+        RESET();
+        clradix_testing_fail_at(rank == last ? k : 0);
+        s = clradix_mpi_sort_keys(sorter, MPI_COMM_WORLD, CLRADIX_U32, keys, N, out, N, NULL);
+        clradix_testing_fail_at(0);
+        expect_error("an allocation failing on the last rank", s, CLRADIX_ERROR_OUT_OF_RESOURCES, keys, copy, out,
+                     sizeof out);
+    }
     clradix_testing_count_only(NULL);
+
+    /* MPI failing in the select (nothing written yet) and in the exchange of pairs (the
+       input untouched), as MPI reports it on every rank: CLRADIX_ERROR_MPI everywhere, and
+       the next call sorts. */
+    for (uint32_t i = 0; i < N; ++i)
+        values[i] = i;
+    uint32_t values_out[N];
+    RESET();
+    clradix_mpi_testing_fail_phase(CLRADIX_MPI_PHASE_SELECT);
+    s = clradix_mpi_sort_keys(sorter, MPI_COMM_WORLD, CLRADIX_U32, keys, N, out, N, NULL);
+    clradix_mpi_testing_fail_phase(0);
+    expect_error("MPI failing in the select", s, CLRADIX_ERROR_MPI, keys, copy, out, sizeof out);
+    clradix_mpi_testing_fail_phase(CLRADIX_MPI_PHASE_EXCHANGE);
+    s = clradix_mpi_sort_pairs(sorter, MPI_COMM_WORLD, CLRADIX_U32, keys, values, 4, N, out, values_out, N, NULL);
+    clradix_mpi_testing_fail_phase(0);
+    expect_error("MPI failing in the exchange", s, CLRADIX_ERROR_MPI, keys, copy, NULL, 0);
+    for (uint32_t i = 0; i < N; ++i)
+        CHECK(values[i] == i, "values input changed at %u", i);
+    current_case = "a sort after MPI failures";
+    s = clradix_mpi_sort_pairs(sorter, MPI_COMM_WORLD, CLRADIX_U32, keys, values, 4, N, out, values_out, N, NULL);
+    CHECK(s == CLRADIX_SUCCESS, "%s", clradix_status_string(s));
+    for (size_t i = 1; s == CLRADIX_SUCCESS && i < N; ++i)
+        if (out[i - 1] > out[i]) {
+            CHECK(0, "not sorted");
+            break;
+        }
 
     /* On a communicator of the even ranks and one of the odd ones; the caller's error
        handler stays as it was. */

@@ -2,8 +2,31 @@
    the splitters, the exchange and the final sort, each phase timed. */
 #include "mpi_internal.h"
 
+#include "mpi_testing.h"  /* the phases' names */
+
 #include <stdint.h>
 #include <stdlib.h>
+
+#ifdef CLRADIX_TESTING
+#define CLRADIX_TESTING_WRAP  /* its allocations can fail on purpose */
+#include "testing.h"
+static int testing_failing_phase;
+void clradix_mpi_testing_fail_phase(int phase)
+{
+    testing_failing_phase = phase;
+}
+#endif
+
+/* A phase's MPI outcome; in the test build, a failure of the phase the test names. */
+static int phase_outcome(int phase, int err)
+{
+#ifdef CLRADIX_TESTING
+    if (err == MPI_SUCCESS && testing_failing_phase == phase)
+        return MPI_ERR_OTHER;
+#endif
+    (void)phase;
+    return err;
+}
 
 static _Thread_local clradix_mpi_phases last_phases;
 
@@ -244,7 +267,8 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
 
     if (status == CLRADIX_SUCCESS) {
         start = MPI_Wtime();
-        if (select_splits(work, &order, w.keys, c->n_in, w.targets, total_in, w.splits, w.select_work) != MPI_SUCCESS)
+        if (phase_outcome(CLRADIX_MPI_PHASE_SELECT, select_splits(work, &order, w.keys, c->n_in, w.targets, total_in,
+                                                                  w.splits, w.select_work)) != MPI_SUCCESS)
             status = CLRADIX_ERROR_MPI;
         phases.select = MPI_Wtime() - start;
     }
@@ -267,8 +291,9 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
         }
         const exchange_array arrays[EXCHANGE_ARRAYS_MAX] = { { order.key_bytes, w.keys, keys_to },
                                                              { c->value_size, w.values, values_to } };
-        if (status == CLRADIX_SUCCESS && exchange(work, arrays, c->value_size ? 2 : 1, w.send_count, w.recv_count,
-                                                  w.requests) != MPI_SUCCESS)
+        if (status == CLRADIX_SUCCESS &&
+            phase_outcome(CLRADIX_MPI_PHASE_EXCHANGE, exchange(work, arrays, c->value_size ? 2 : 1, w.send_count,
+                                                               w.recv_count, w.requests)) != MPI_SUCCESS)
             status = CLRADIX_ERROR_MPI;
         phases.exchange = MPI_Wtime() - start;
 

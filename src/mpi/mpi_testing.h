@@ -12,6 +12,12 @@ void clradix_mpi_testing_message_limit(size_t elements);
    on the host, 2 a sort on the device. */
 void clradix_mpi_testing_final_sort(int how);
 
+/* Makes a phase's MPI calls report a failure after they completed (as MPI would report one
+   on every rank): CLRADIX_MPI_PHASE_SELECT or _EXCHANGE; 0: none. Every rank must set the
+   same value. */
+enum { CLRADIX_MPI_PHASE_SELECT = 1, CLRADIX_MPI_PHASE_EXCHANGE = 2 };
+void clradix_mpi_testing_fail_phase(int phase);
+
 /* The most counts one round of the splitter selection reduces (0: its own budget), so that
    a test reaches narrow digits and many groups with a few ranks. Every rank must set the
    same value. */
