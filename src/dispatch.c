@@ -216,7 +216,8 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
     return err;
 }
 
-/* Enqueues the sort with program p (NULL when nothing needs one); caller holds the lock. */
+/* Enqueues the sort with program p (NULL when nothing needs one), whose kernels this sort
+   alone uses meanwhile. */
 static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r,
                                    unsigned passes)
 {
@@ -256,13 +257,13 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
     if (status != CLRADIX_SUCCESS)
         return status;
 
-    /* Kernel arguments are shared state: one sort sets and enqueues them at a time. */
     chain c = { queue, num_wait, wait_list, NULL };
-    pthread_mutex_lock(&sorter->lock);
-    status = enqueue_sort(sorter, &c, p, r, passes);
+    radix_program *kernels = p ? program_kernels_take(sorter, p, &status) : NULL;
+    if (status == CLRADIX_SUCCESS)
+        status = enqueue_sort(sorter, &c, kernels, r, passes);
+    program_kernels_return(sorter, p, kernels);
     if (status == CLRADIX_SUCCESS && !c.last && event)
         status = status_from_cl(chain_marker(&c));  /* nothing to do: an event that follows the wait list */
-    pthread_mutex_unlock(&sorter->lock);
 
     if (status != CLRADIX_SUCCESS) {
         if (c.last)

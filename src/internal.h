@@ -78,7 +78,7 @@ enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_TOPK, PROGRAM_KINDS }
 /* Keys of 4, 8, 2 and 1 bytes, then floats of 4, 8 and 2 bytes in numpy's order; values of
    0, 4, 8 and 16 bytes. */
 enum { KEY_CLASSES = 7, VALUE_CLASSES = 4 };
-enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, MAX_SCAN_LEVELS = 8 };
+enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, KERNEL_SPARES = 8, MAX_SCAN_LEVELS = 8 };
 
 /* The temporary buffers of one sort (scratch.c). */
 enum scratch_slot {
@@ -120,6 +120,12 @@ typedef struct radix_program {
     /* PROGRAM_TOPK (cl/topk.cl) */
     cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count;
     cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
+    /* Kernel arguments are state of the kernel object: a sort sets them on the program's
+       own kernels while no other sort holds those (kernels_busy), else on a copy with
+       kernel objects of its own; copies are kept for later sorts. */
+    int kernels_busy;
+    struct radix_program *spares[KERNEL_SPARES];
+    unsigned spare_count;
 } radix_program;
 
 /* A compiler log, kept until the sorter is released (clradix_build_log hands it out). */
@@ -133,8 +139,9 @@ struct clradix_sorter {
     cl_device_id device;
     device_limits limits;
     radix_params params;              /* requested, before per-variant clamping */
-    /* Guards program states, idle_queues, scratch_pool, logs and kernel arguments; never
-       held while a program compiles, so sorts of built variants go on meanwhile. */
+    /* Guards program states and their kernel copies, idle_queues, scratch_pool and logs,
+       held only to take or return one of them: never while a program compiles or a sort
+       enqueues, so threads sharing the sorter set up and enqueue their sorts at once. */
     pthread_mutex_t lock;
     pthread_cond_t program_built;     /* signalled when a build ends */
     /* In-order queues of the sorter's own for host-array calls without a queue, one per
@@ -223,18 +230,19 @@ typedef struct key_variant {
 clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, key_variant keys, unsigned value_bytes,
                            radix_program **program);
 void program_release(radix_program *program);
+/* Kernels of a built program p for one sort's arguments and launches: p itself, or a copy
+   with kernel objects of its own while another sort holds p's (NULL and *status set when
+   one cannot be made). Return them with program_kernels_return. */
+radix_program *program_kernels_take(clradix_sorter *sorter, radix_program *p, clradix_status *status);
+void program_kernels_return(clradix_sorter *sorter, radix_program *p, radix_program *kernels);
 void build_logs_free(clradix_sorter *sorter);
 /* The thread's copy of the newest log of sorter (NULL: none), for clradix_build_log(NULL). */
 void build_log_set_thread(const clradix_sorter *sorter);
 
-/* scratch.c; the caller holds the sorter's lock. */
-scratch *scratch_acquire(clradix_sorter *sorter);  /* NULL: out of host memory */
-/* Grows the buffers to bytes[slot] where they are smaller. */
-cl_int scratch_reserve(clradix_sorter *sorter, scratch *s, const size_t bytes[SCRATCH_SLOTS]);
-/* Hands s back to the sorter's pool, in use until last_use completes. */
+/* scratch.c. Hands s back to the sorter's pool, in use until last_use completes. */
 void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use);
 void scratch_free(clradix_sorter *sorter, scratch *s);
-/* Frees the pool's sets that no sort uses any more. */
+/* Frees the pool's sets that no sort uses any more; the caller holds the sorter's lock. */
 void scratch_trim(clradix_sorter *sorter);
 cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS]);
 /* A set of temporaries of bytes[slot] each, checked against the device's limits and the

@@ -208,7 +208,8 @@ static char *get_build_log(cl_program program, cl_device_id device)
     return log;
 }
 
-void program_release(radix_program *p)
+/* Releases the kernels of p (a program or a copy of its kernels). */
+static void kernels_release(radix_program *p)
 {
     kernel_entry kernels[KERNEL_COUNT];
     kernel_table(p, 0, kernels);
@@ -217,6 +218,72 @@ void program_release(radix_program *p)
             clReleaseKernel(*kernels[i].kernel);
             *kernels[i].kernel = NULL;
         }
+}
+
+radix_program *program_kernels_take(clradix_sorter *sorter, radix_program *p, clradix_status *status)
+{
+    radix_program *k = NULL;
+    pthread_mutex_lock(&sorter->lock);
+    if (!p->kernels_busy) {
+        p->kernels_busy = 1;
+        k = p;
+    } else if (p->spare_count) {
+        k = p->spares[--p->spare_count];
+    }
+    pthread_mutex_unlock(&sorter->lock);
+    if (k)
+        return k;
+    /* A copy: the program's shape and kernels of its own (a built program's fields other
+       than these never change). */
+    k = malloc(sizeof *k);
+    if (!k) {
+        *status = CLRADIX_ERROR_OUT_OF_RESOURCES;
+        return NULL;
+    }
+    *k = (radix_program){ .state = PROGRAM_READY, .kind = p->kind, .params = p->params, .program = p->program };
+    kernel_entry theirs[KERNEL_COUNT], mine[KERNEL_COUNT];
+    kernel_table(p, 0, theirs);
+    kernel_table(k, 0, mine);
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < KERNEL_COUNT && err == CL_SUCCESS; ++i)
+        if (*theirs[i].kernel)
+            *mine[i].kernel = clCreateKernel(p->program, theirs[i].name, &err);
+    if (err != CL_SUCCESS) {
+        kernels_release(k);
+        free(k);
+        *status = status_from_cl(err);
+        return NULL;
+    }
+    return k;
+}
+
+void program_kernels_return(clradix_sorter *sorter, radix_program *p, radix_program *k)
+{
+    if (!k)
+        return;
+    pthread_mutex_lock(&sorter->lock);
+    if (k == p) {
+        p->kernels_busy = 0;
+        k = NULL;
+    } else if (p->spare_count < KERNEL_SPARES) {
+        p->spares[p->spare_count++] = k;
+        k = NULL;
+    }
+    pthread_mutex_unlock(&sorter->lock);
+    if (k) {
+        kernels_release(k);
+        free(k);
+    }
+}
+
+void program_release(radix_program *p)
+{
+    while (p->spare_count) {
+        radix_program *copy = p->spares[--p->spare_count];
+        kernels_release(copy);
+        free(copy);
+    }
+    kernels_release(p);
     if (p->program) {
         clReleaseProgram(p->program);
         p->program = NULL;

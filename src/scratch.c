@@ -41,7 +41,9 @@ void scratch_trim(clradix_sorter *sorter)
     }
 }
 
-scratch *scratch_acquire(clradix_sorter *sorter)
+/* An idle set of the pool, or a new empty one (NULL: out of host memory); the caller holds
+   the sorter's lock. */
+static scratch *scratch_acquire(clradix_sorter *sorter)
 {
     for (unsigned i = 0; i < sorter->scratch_count; ++i) {
         scratch *s = sorter->scratch_pool[i];
@@ -56,7 +58,8 @@ scratch *scratch_acquire(clradix_sorter *sorter)
     return calloc(1, sizeof(scratch));
 }
 
-cl_int scratch_reserve(clradix_sorter *sorter, scratch *s, const size_t bytes[SCRATCH_SLOTS])
+/* Grows the buffers of s, which no other sort holds, to bytes[slot] where they are smaller. */
+static cl_int scratch_reserve(clradix_sorter *sorter, scratch *s, const size_t bytes[SCRATCH_SLOTS])
 {
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < SCRATCH_SLOTS && err == CL_SUCCESS; ++i) {
@@ -77,10 +80,13 @@ void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use)
         return;
     if (last_use && clRetainEvent(last_use) == CL_SUCCESS)
         s->last_use = last_use;
-    if (sorter->scratch_count < SCRATCH_POOL)
+    pthread_mutex_lock(&sorter->lock);
+    if (sorter->scratch_count < SCRATCH_POOL) {
         sorter->scratch_pool[sorter->scratch_count++] = s;
-    else
-        scratch_free(sorter, s);
+        s = NULL;
+    }
+    pthread_mutex_unlock(&sorter->lock);
+    scratch_free(sorter, s);
 }
 
 cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS])
@@ -100,8 +106,10 @@ clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SL
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     if (scratch_total(bytes) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    pthread_mutex_lock(&sorter->lock);
     memory_make_room(sorter, scratch_total(bytes));  /* (this sort may grow an idle set instead) */
     scratch *s = scratch_acquire(sorter);
+    pthread_mutex_unlock(&sorter->lock);
     cl_int err = s ? scratch_reserve(sorter, s, bytes) : CL_OUT_OF_HOST_MEMORY;
     if (err != CL_SUCCESS) {
         scratch_return(sorter, s, NULL);

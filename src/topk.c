@@ -100,7 +100,7 @@ static cl_uint top_digit(const sort_request *r, cl_uint *low, cl_uint *mask)
 
 /* Each row's first k into the caller's outputs once `ready` is complete (taken): keys read
    at their positions, order[row * order_stride ...] (in the whole array, in the wanted order). */
-static clradix_status write_first_k(clradix_sorter *sorter, cl_command_queue queue, const radix_program *p,
+static clradix_status write_first_k(cl_command_queue queue, const radix_program *p,
                                     const topk_call *t, cl_mem order, size_t order_stride, cl_event ready,
                                     cl_event *event)
 {
@@ -111,12 +111,10 @@ static clradix_status write_first_k(clradix_sorter *sorter, cl_command_queue que
     const cl_mem out_keys = t->out_keys ? t->out_keys : order, out_indices = t->out_indices ? t->out_indices : order;
     const size_t wg = p->params.scan_wg;
     chain out = { queue, 1, &ready, NULL };
-    pthread_mutex_lock(&sorter->lock);
     cl_int err = set_args(p->topk_write, 10, ARG(t->r.keys), ARG(order), ARG(stride), ARG(row_length), ARG(k),
                           ARG(count), ARG(out_keys), ARG(want_keys), ARG(out_indices), ARG(index_words));
     if (err == CL_SUCCESS)
         err = chain_kernel(&out, p->topk_write, groups_for(count, wg), wg);
-    pthread_mutex_unlock(&sorter->lock);
     clReleaseEvent(ready);
     return hand_over(status_from_cl(err), out.last, event);
 }
@@ -143,7 +141,7 @@ static clradix_status sort_and_write(clradix_sorter *sorter, cl_command_queue qu
     cl_event sorted = NULL;
     const clradix_status status = dispatch_sort(sorter, queue, &s, 1, &ready, &sorted);
     clReleaseEvent(ready);
-    return status == CLRADIX_SUCCESS ? write_first_k(sorter, queue, p, t, positions, t->k, sorted, event) : status;
+    return status == CLRADIX_SUCCESS ? write_first_k(queue, p, t, positions, t->k, sorted, event) : status;
 }
 
 /* The radix select of one row of n keys with p (the caller holds no lock). */
@@ -174,9 +172,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     key_args ka;
     make_key_args(r, &ka);
 
-    /* Kernel arguments are shared state: one call sets and enqueues them at a time. */
     chain c = { queue, num_wait, wait_list, NULL };
-    pthread_mutex_lock(&sorter->lock);
     if (err == CL_SUCCESS)
         err = set_args(p->topk_sample, 10, ARG(r->keys), ARG(n), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka), ARG(k),
                        ARG(b[PREFIX]), ARG(b[STATE]));
@@ -232,7 +228,6 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
                        ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_gather, groups, q->wg);
-    pthread_mutex_unlock(&sorter->lock);
     clradix_status status = status_from_cl(err);
     if (status == CLRADIX_SUCCESS) {
         status = sort_and_write(sorter, queue, p, t, b[KEYS], b[POSITIONS], NULL, c.last, event);
@@ -270,7 +265,7 @@ static clradix_status enqueue_prefix(clradix_sorter *sorter, cl_command_queue qu
         status = dispatch_sort(sorter, queue, &s, num_wait, wait_list, &sorted);
     }
     if (status == CLRADIX_SUCCESS)
-        status = write_first_k(sorter, queue, p, t, order, t->row_length, sorted, event);
+        status = write_first_k(queue, p, t, order, t->row_length, sorted, event);
     cl_mem buffers[] = { order, offsets };
     release_all(buffers, 2);
     return status;
@@ -298,14 +293,12 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     cl_uint low, mask;
     const cl_uint digits = top_digit(r, &low, &mask);
     chain c = { queue, num_wait, wait_list, NULL };
-    pthread_mutex_lock(&sorter->lock);
     if (err == CL_SUCCESS)
         err = set_args(p->topk_rows_select, 14, ARG(r->keys), ARG(rows), ARG(row_length), ARG(k), ARG(digits),
                        ARG(low), ARG(mask), ARG(ka.begin_bit), ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[KEYS]),
                        ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_rows_select, t->rows < groups ? t->rows : groups, p->params.wg);
-    pthread_mutex_unlock(&sorter->lock);
     clradix_status status = status_from_cl(err);
     if (status == CLRADIX_SUCCESS) {
         status = sort_and_write(sorter, queue, p, t, b[KEYS], b[POSITIONS], b[OFFSETS], c.last, event);
@@ -328,19 +321,25 @@ static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queu
         const clradix_status status = status_from_cl(chain_marker(&c));
         return hand_over(status, c.last, event);
     }
-    radix_program *p;
-    const clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ t->r.key_bytes, t->r.numpy_order },
-                                              0, &p);
+    radix_program *program, *p = NULL;
+    clradix_status status = program_get(sorter, PROGRAM_TOPK, (key_variant){ t->r.key_bytes, t->r.numpy_order }, 0,
+                                        &program);
+    if (status == CLRADIX_SUCCESS)
+        p = program_kernels_take(sorter, program, &status);  /* kernels whose arguments this call alone sets */
     if (status != CLRADIX_SUCCESS)
         return status;
     /* Rows up to medium_n keys (about a core's cache; what the engine gives one work-group)
        are selected one per work-group; longer ones take all work-groups in the engine. */
     const unsigned sort_share = p->params.topk_sort;
     if (t->rows > 1)
-        return t->row_length <= p->params.medium_n ? enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event)
-                                                   : enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event);
-    return sort_share && t->k >= t->r.n / sort_share ? enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event)
-                                                     : enqueue_select(sorter, queue, p, t, num_wait, wait_list, event);
+        status = t->row_length <= p->params.medium_n ? enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event)
+                                                     : enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event);
+    else
+        status = sort_share && t->k >= t->r.n / sort_share
+                     ? enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event)
+                     : enqueue_select(sorter, queue, p, t, num_wait, wait_list, event);
+    program_kernels_return(sorter, program, p);
+    return status;
 }
 
 static clradix_status topk_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
