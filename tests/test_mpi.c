@@ -559,9 +559,12 @@ int main(int argc, char **argv)
     current_case = "sorter";
     CHECK(created == CLRADIX_SUCCESS, "clradix_sorter_create: %s", clradix_status_string(created));
     if (created == CLRADIX_SUCCESS) {
-        /* Both ways of joining the runs a rank receives: this CPU device's host merge and
-           the device sort that GPUs use. */
+        /* Both ways of joining the runs a rank receives: this CPU device's host merge (in
+           three parts, one thread each, as on a rank with several processors) and the
+           device sort that GPUs use. */
+        clradix_mpi_testing_merge_parts(3);
         sort_cases();
+        clradix_mpi_testing_merge_parts(0);
         clradix_mpi_testing_final_sort(2);
         if (rank == 0)
             printf("test_mpi: again with the final sort on the device\n");

@@ -1,8 +1,20 @@
 /* The final merge on the host: what a rank receives is one sorted run per source rank, in
    rank order; one P-way merge through a loser tree joins them in one pass over the data
    (log2 P comparisons per element; the lower run wins ties, so equal keys stay in
-   (rank, position) order). */
+   (rank, position) order). Where the rank has several processors the output is cut into
+   consecutive pieces, each piece's runs found by a search over key images (split_runs),
+   and each piece merged by a thread of its own. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* sched_getaffinity */
+#endif
 #include "mpi_internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+enum { MERGE_THREADS_MAX = 64, MERGE_PART_MIN = 1 << 16 };
 
 #ifdef CLRADIX_TESTING
 #include "mpi_testing.h"
@@ -10,6 +22,11 @@ static int testing_final_sort;
 void clradix_mpi_testing_final_sort(int how)
 {
     testing_final_sort = how;
+}
+static unsigned testing_merge_parts;
+void clradix_mpi_testing_merge_parts(unsigned parts)
+{
+    testing_merge_parts = parts;
 }
 #endif
 
@@ -32,13 +49,13 @@ int merge_needed(const uint64_t *run_count, int runs)
     return nonempty > 1;
 }
 
-/* Two runs, a and then b, of keys (and values) merged into the same place of keys_to
-   (values_to): the loser tree's work with one comparison and no tree. */
+/* Two runs, a and then b, of keys (and values) merged into keys_to (values_to) from
+   element `to` on: the loser tree's work with one comparison and no tree. */
 static void merge_two(const key_order *o, size_t value_size, merge_run a, merge_run b, const char *keys,
-                      const char *values, char *keys_to, char *values_to)
+                      const char *values, char *keys_to, char *values_to, size_t to)
 {
     const size_t kb = o->key_bytes, a_end = a.end, b_end = b.end;
-    size_t i = a.first, j = b.first, to = a.first;
+    size_t i = a.first, j = b.first;
     if (a.first < a_end && b.first < b_end) {
         uint64_t image_a = range_image(o, keys, i), image_b = range_image(o, keys, j);
         for (;; ++to) {
@@ -100,34 +117,37 @@ size_t merge_tree_bytes(int runs)
     return 2 * (size_t)runs * sizeof(contestant);
 }
 
-void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, merge_run *list,
-                contestant *tree, const void *keys, const void *values, void *keys_to, void *values_to)
+/* Merges the k non-empty runs of list (positions in keys and values, in run order) into
+   keys_to (values_to) from element `to` on, in one pass: tree has room for 2 k contestants. */
+static void merge_list(const key_order *o, size_t value_size, merge_run *list, unsigned k, contestant *tree,
+                       const char *keys, const char *values, char *keys_to, char *values_to, size_t to)
 {
     const size_t kb = o->key_bytes;
-    const char *from_keys = keys, *from_values = values;
-    char *to_keys = keys_to, *to_values = values_to;
-    unsigned k = 0;
-    size_t total = 0;
-    for (int r = 0; r < runs; ++r) {
-        if (run_count[r]) {
-            list[k] = (merge_run){ total, total + (size_t)run_count[r] };
-            ++k;
-        }
-        total += (size_t)run_count[r];
-    }
-    if (k == 2) {  /* (k >= 2: see merge_needed) */
-        merge_two(o, value_size, list[0], list[1], from_keys, from_values, to_keys, to_values);
+    if (k == 0)
+        return;
+    if (k == 1) {
+        memcpy(keys_to + to * kb, keys + list[0].first * kb, (list[0].end - list[0].first) * kb);
+        if (value_size)
+            memcpy(values_to + to * value_size, values + list[0].first * value_size,
+                   (list[0].end - list[0].first) * value_size);
         return;
     }
+    if (k == 2) {
+        merge_two(o, value_size, list[0], list[1], keys, values, keys_to, values_to, to);
+        return;
+    }
+    size_t total = 0;
+    for (unsigned r = 0; r < k; ++r)
+        total += list[r].end - list[r].first;
     /* The leaves' contestants sit in tree[k .. 2k - 1] until the matches are played. */
     for (unsigned r = 0; r < k; ++r)
         tree[k + r] = (contestant){ range_image(o, keys, list[r].first), 0, r };
     contestant w = play(tree + k, tree, k, 1);  /* the run whose next element goes next */
-    for (size_t to = 0; to < total; ++to) {
+    for (const size_t end = to + total; to < end; ++to) {
         merge_run *run = &list[w.run];
-        element_copy(to_keys + to * kb, from_keys + run->first * kb, kb);
+        element_copy(keys_to + to * kb, keys + run->first * kb, kb);
         if (value_size)
-            element_copy(to_values + to * value_size, from_values + run->first * value_size, value_size);
+            element_copy(values_to + to * value_size, values + run->first * value_size, value_size);
         if (++run->first < run->end)
             w.image = range_image(o, keys, run->first);
         else
@@ -139,4 +159,152 @@ void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count
                 tree[n] = loser;
             }
     }
+}
+
+/* The first position in [lo, hi) whose key's image is at least bound (bound past every
+   image: hi). */
+static size_t first_at_least(const key_order *o, const char *keys, size_t lo, size_t hi, uint64_t bound, int past)
+{
+    if (past)
+        return hi;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (range_image(o, keys, mid) < bound)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Where the merged output's element `at` begins in each of the k runs: take[r] elements
+   of run r go before it, in the merge's order (image, then run). The image of the element
+   at `at` is the largest v with fewer than `at` + 1 elements below it. */
+static void split_runs(const key_order *o, const merge_run *runs, unsigned k, const char *keys, size_t at,
+                       size_t *take)
+{
+    uint64_t lo = 0, hi = o->mask;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2 + 1;
+        size_t below = 0;
+        for (unsigned r = 0; r < k; ++r)
+            below += first_at_least(o, keys, runs[r].first, runs[r].end, mid, 0) - runs[r].first;
+        if (below <= at)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    /* Below lo from every run, then elements equal to it from the lowest runs first. */
+    size_t rest = at;
+    for (unsigned r = 0; r < k; ++r) {
+        take[r] = first_at_least(o, keys, runs[r].first, runs[r].end, lo, 0) - runs[r].first;
+        rest -= take[r];
+    }
+    for (unsigned r = 0; r < k && rest; ++r) {
+        const size_t equal = first_at_least(o, keys, runs[r].first, runs[r].end, lo + 1, lo == o->mask) -
+                             runs[r].first - take[r];
+        const size_t more = equal < rest ? equal : rest;
+        take[r] += more;
+        rest -= more;
+    }
+}
+
+/* One part of a merge split across threads: its runs and where its output begins. */
+typedef struct merge_part {
+    const key_order *o;
+    size_t value_size;
+    const char *keys, *values;
+    char *keys_to, *values_to;
+    merge_run *list;
+    unsigned k;
+    contestant *tree;
+    size_t to;
+    pthread_t thread;
+    int started;
+} merge_part;
+
+static void *merge_part_run(void *arg)
+{
+    merge_part *m = arg;
+    merge_list(m->o, m->value_size, m->list, m->k, m->tree, m->keys, m->values, m->keys_to, m->values_to, m->to);
+    return NULL;
+}
+
+unsigned merge_threads(int ranks_here)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 1;
+    int count = CPU_COUNT(&set);
+    /* Bound to its own processors, a rank uses them all; unbound, it shares the node's. */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ranks_here > 1 && online > 0 && count >= online)
+        count = (int)(online / ranks_here);
+    return count < 1 ? 1 : count > MERGE_THREADS_MAX ? MERGE_THREADS_MAX : (unsigned)count;
+}
+
+/* The merge in `parts` consecutive pieces of the output, one per thread, each piece's runs
+   cut where split_runs says. Returns 0 (nothing written) when its memory cannot be had. */
+static int merge_in_parts(const key_order *o, size_t value_size, const merge_run *runs, unsigned k, size_t total,
+                          unsigned parts, const char *keys, const char *values, char *keys_to, char *values_to)
+{
+    merge_part *part = calloc(parts, sizeof *part);
+    merge_run *lists = malloc((size_t)parts * k * sizeof *lists);
+    contestant *trees = malloc((size_t)parts * merge_tree_bytes((int)k));
+    size_t *cut = malloc((size_t)(parts + 1) * k * sizeof *cut);
+    const int ready = part && lists && trees && cut;
+    if (ready) {
+        for (unsigned t = 0; t <= parts; ++t)
+            split_runs(o, runs, k, keys, total / parts * t + (t == parts ? total % parts : 0), &cut[(size_t)t * k]);
+        for (unsigned t = 0; t < parts; ++t) {
+            merge_part *m = &part[t];
+            *m = (merge_part){ o, value_size, keys, values, keys_to, values_to, &lists[(size_t)t * k], 0,
+                               (contestant *)((char *)trees + (size_t)t * merge_tree_bytes((int)k)), total / parts * t,
+                               0, 0 };
+            for (unsigned r = 0; r < k; ++r) {
+                const size_t first = runs[r].first + cut[(size_t)t * k + r],
+                             end = runs[r].first + cut[(size_t)(t + 1) * k + r];
+                if (first < end)
+                    m->list[m->k++] = (merge_run){ first, end };
+            }
+            if (t > 0)  /* the calling thread takes part 0, and any part whose thread did not start */
+                m->started = pthread_create(&m->thread, NULL, merge_part_run, m) == 0;
+        }
+        for (unsigned t = 0; t < parts; ++t)
+            if (!part[t].started)
+                merge_part_run(&part[t]);
+        for (unsigned t = 0; t < parts; ++t)
+            if (part[t].started)
+                pthread_join(part[t].thread, NULL);
+    }
+    free(part);
+    free(lists);
+    free(trees);
+    free(cut);
+    return ready;
+}
+
+void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, unsigned threads,
+                merge_run *list, contestant *tree, const void *keys, const void *values, void *keys_to,
+                void *values_to)
+{
+    unsigned k = 0;
+    size_t total = 0;
+    for (int r = 0; r < runs; ++r) {
+        if (run_count[r])
+            list[k++] = (merge_run){ total, total + (size_t)run_count[r] };
+        total += (size_t)run_count[r];
+    }
+    /* Threads where each gets at least MERGE_PART_MIN elements; on one thread (also when
+       the threads' memory cannot be had) in the workspace's list and tree. */
+    unsigned parts = threads;
+    if (total / MERGE_PART_MIN < parts)
+        parts = total / MERGE_PART_MIN > 1 ? (unsigned)(total / MERGE_PART_MIN) : 1;
+#ifdef CLRADIX_TESTING
+    if (testing_merge_parts)
+        parts = testing_merge_parts;
+#endif
+    if (parts > 1 && merge_in_parts(o, value_size, list, k, total, parts, keys, values, keys_to, values_to))
+        return;
+    merge_list(o, value_size, list, k, tree, keys, values, keys_to, values_to, 0);
 }

@@ -68,10 +68,16 @@ typedef struct contestant contestant;
 /* Whether two or more of run_count[0 .. runs) are not empty: runs to join. */
 int merge_needed(const uint64_t *run_count, int runs);
 /* Merges the sorted runs that lie one after the other in keys (and values), in run_count
-   order, stably, into keys_to (values_to) in one pass; list: room for runs entries, tree
-   for 2 runs (merge_tree_bytes). */
-void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, merge_run *list,
-                contestant *tree, const void *keys, const void *values, void *keys_to, void *values_to);
+   order, stably, into keys_to (values_to) in one pass, split into consecutive pieces of
+   the output over up to `threads` threads where it is large enough; list: room for runs
+   entries, tree for 2 runs (merge_tree_bytes): the one-thread merge's, which needs no
+   more memory. */
+void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count, int runs, unsigned threads,
+                merge_run *list, contestant *tree, const void *keys, const void *values, void *keys_to,
+                void *values_to);
+/* The threads a rank's merge may use: the processors it is bound to, or, unbound, its
+   share of the node's among ranks_here ranks on it. */
+unsigned merge_threads(int ranks_here);
 size_t merge_tree_bytes(int runs);
 
 /* The most elements of element_bytes one message or MPI_Alltoallv count and offset

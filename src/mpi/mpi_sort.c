@@ -133,6 +133,19 @@ static clradix_status agree_on_call(MPI_Comm comm, int rank, clradix_status stat
     return CLRADIX_SUCCESS;
 }
 
+/* This process's node: a hash of MPI's processor name. */
+static uint64_t node_id(void)
+{
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    if (MPI_Get_processor_name(name, &length) != MPI_SUCCESS)
+        length = 0;
+    uint64_t hash = 14695981039346656037u;  /* FNV-1a */
+    for (int i = 0; i < length; ++i)
+        hash = (hash ^ (unsigned char)name[i]) * 1099511628211u;
+    return hash;
+}
+
 /* Whether two byte ranges share a byte. */
 static int overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
@@ -186,7 +199,7 @@ static void workspace_free(workspace *w)
 static clradix_status workspace_alloc(workspace *w, const mpi_call *c, const key_order *o, int ranks)
 {
     const size_t p = (size_t)ranks;
-    const size_t words = 2 * p + 2 * (p - 1) + 2 * p + select_work_words(ranks);
+    const size_t words = 3 * p + 2 * (p - 1) + 2 * p + select_work_words(ranks);
     w->keys = c->n_in ? malloc(c->n_in * o->key_bytes) : NULL;
     w->values = c->n_in && c->value_size ? malloc(c->n_in * c->value_size) : NULL;
     w->counts = malloc(words * sizeof *w->counts);
@@ -203,7 +216,7 @@ static clradix_status workspace_alloc(workspace *w, const mpi_call *c, const key
         if (!w->keys_spare || (c->value_size && !w->values_spare))
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     }
-    w->targets = w->counts + 2 * p;
+    w->targets = w->counts + 3 * p;
     w->splits = w->targets + (p - 1);
     w->send_count = w->splits + (p - 1);
     w->recv_count = w->send_count + p;
@@ -240,14 +253,18 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
     if (status == CLRADIX_SUCCESS)
         status = workspace_alloc(&w, c, &order, ranks);
     status = agree_on_call(work, rank, status, c, &order);
-    const uint64_t mine[2] = { c->n_in, c->n_out };
-    if (status == CLRADIX_SUCCESS && MPI_Allgather(mine, 2, MPI_UINT64_T, w.counts, 2, MPI_UINT64_T, work) != MPI_SUCCESS)
+    /* Every rank's counts and node (for the host merge's threads: ranks on one node share
+       its processors). */
+    const uint64_t mine[3] = { c->n_in, c->n_out, node_id() };
+    if (status == CLRADIX_SUCCESS && MPI_Allgather(mine, 3, MPI_UINT64_T, w.counts, 3, MPI_UINT64_T, work) != MPI_SUCCESS)
         status = CLRADIX_ERROR_MPI;
     uint64_t total_in = 0, total_out = 0;
+    int ranks_here = 0;
     for (int r = 0; status == CLRADIX_SUCCESS && r < ranks; ++r) {
-        const uint64_t n_in = w.counts[2 * r], n_out = w.counts[2 * r + 1];
+        const uint64_t n_in = w.counts[3 * r], n_out = w.counts[3 * r + 1];
         total_in += n_in;
         total_out += n_out;
+        ranks_here += w.counts[3 * r + 2] == mine[2];
         if (r + 1 < ranks)
             w.targets[r] = total_out;  /* where rank r + 1's output begins */
     }
@@ -302,7 +319,8 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
         start = MPI_Wtime();
         const int merge = status == CLRADIX_SUCCESS && several;
         if (merge && w.host_merge)
-            merge_runs(&order, c->value_size, w.recv_count, ranks, w.runs, w.tree, keys_to, values_to, c->keys_out,
+            merge_runs(&order, c->value_size, w.recv_count, ranks, merge_threads(ranks_here), w.runs, w.tree, keys_to,
+                       values_to, c->keys_out,
                        c->values_out);
         if (status == CLRADIX_SUCCESS)
             status = agree(work, rank, merge && !w.host_merge ? sort_here(c, c->keys_out, c->values_out, c->n_out)

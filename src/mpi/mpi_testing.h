@@ -12,6 +12,10 @@ void clradix_mpi_testing_message_limit(size_t elements);
    on the host, 2 a sort on the device. */
 void clradix_mpi_testing_final_sort(int how);
 
+/* The host merge in this many parts, one thread each, whatever the size and the
+   processors (0: as the library chooses). */
+void clradix_mpi_testing_merge_parts(unsigned parts);
+
 /* Makes a phase's MPI calls report a failure after they completed (as MPI would report one
    on every rank): CLRADIX_MPI_PHASE_SELECT or _EXCHANGE; 0: none. Every rank must set the
    same value. */
