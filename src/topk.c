@@ -47,22 +47,27 @@ static clradix_status check_topk(const clradix_sorter *sorter, clradix_key_type 
 }
 
 /* A buffer of bytes (at least one) that only the library's kernels use. */
-static cl_mem temporary(const clradix_sorter *sorter, size_t bytes, cl_int *err)
+static cl_mem temporary(clradix_sorter *sorter, size_t bytes, cl_int *err)
 {
     if (*err != CL_SUCCESS)
         return NULL;
-    return clCreateBuffer(sorter->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, err);
+    return sorter_buffer(sorter, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, err);
 }
 
-static void release_all(cl_mem *buffers, int count)
+/* The call's buffers, counted in the sorter's device memory (memory.c) while they live. */
+static void release_all(clradix_sorter *sorter, cl_mem *buffers, int count)
 {
-    for (int i = 0; i < count; ++i)
-        if (buffers[i])
-            clReleaseMemObject(buffers[i]);  /* freed once the commands that use it are done */
+    for (int i = 0; i < count; ++i) {
+        size_t bytes = 0;
+        if (buffers[i] && clGetMemObjectInfo(buffers[i], CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS)
+            sorter_buffer_release(sorter, buffers[i], bytes);  /* freed once the commands that use it are done */
+        else if (buffers[i])
+            clReleaseMemObject(buffers[i]);
+    }
 }
 
 /* Offsets of rows segments of length keys each (rows + 1 of them), in a buffer. */
-static cl_mem row_offsets(const clradix_sorter *sorter, size_t rows, size_t length, cl_int *err)
+static cl_mem row_offsets(clradix_sorter *sorter, size_t rows, size_t length, cl_int *err)
 {
     cl_uint *offsets = malloc((rows + 1) * sizeof *offsets);
     if (!offsets) {
@@ -71,8 +76,8 @@ static cl_mem row_offsets(const clradix_sorter *sorter, size_t rows, size_t leng
     }
     for (size_t i = 0; i <= rows; ++i)
         offsets[i] = (cl_uint)(i * length);
-    cl_mem buffer = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                   (rows + 1) * sizeof *offsets, offsets, err);
+    cl_mem buffer = sorter_buffer(sorter, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (rows + 1) * sizeof *offsets,
+                                  offsets, err);
     free(offsets);
     return buffer;
 }
@@ -235,7 +240,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     }
     if (c.last)
         clReleaseEvent(c.last);
-    release_all(b, BUFFERS);
+    release_all(sorter, b, BUFFERS);
     return status;
 }
 
@@ -267,7 +272,7 @@ static clradix_status enqueue_prefix(clradix_sorter *sorter, cl_command_queue qu
     if (status == CLRADIX_SUCCESS)
         status = write_first_k(queue, p, t, order, t->row_length, sorted, event);
     cl_mem buffers[] = { order, offsets };
-    release_all(buffers, 2);
+    release_all(sorter, buffers, 2);
     return status;
 }
 
@@ -306,7 +311,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     }
     if (c.last)
         clReleaseEvent(c.last);
-    release_all(b, BUFFERS);
+    release_all(sorter, b, BUFFERS);
     return status;
 }
 
@@ -407,7 +412,7 @@ static clradix_status topk_host(clradix_sorter *sorter, cl_command_queue queue, 
     /* The keys are only read: on a device that works in the host's memory, in place. */
     cl_int err = CL_SUCCESS;
     const cl_mem_flags key_flags = sorter->limits.host_unified ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR;
-    t.r.keys = clCreateBuffer(sorter->context, CL_MEM_READ_ONLY | key_flags, t.r.keys_size, (void *)keys, &err);
+    t.r.keys = sorter_buffer(sorter, CL_MEM_READ_ONLY | key_flags, t.r.keys_size, (void *)keys, &err);
     t.out_keys = out_keys ? temporary(sorter, key_out, &err) : NULL;
     t.out_indices = out_indices ? temporary(sorter, index_out, &err) : NULL;
     t.held = (cl_ulong)t.r.keys_size + key_out + index_out;
@@ -425,7 +430,7 @@ static clradix_status topk_host(clradix_sorter *sorter, cl_command_queue queue, 
     if (done)
         clReleaseEvent(done);
     cl_mem buffers[] = { t.r.keys, t.out_keys, t.out_indices };
-    release_all(buffers, 3);
+    release_all(sorter, buffers, 3);
     if (!callers_queue)
         host_queue_return(sorter, queue);
     return status;
