@@ -54,12 +54,14 @@ static unsigned digit_of(const large_sort *s, uint64_t key, unsigned shift, unsi
     return (unsigned)(image >> shift) & ((1u << bits) - 1);
 }
 
-/* Value i of the source: the caller's, or (argsort at the first level) the index i. */
-static void copy_value(const large_sort *s, const unsigned char *from, size_t i, unsigned char *to)
+/* Value i of the source (values of vs bytes): the caller's, or (argsort at the first
+   level) the index i. */
+static inline __attribute__((always_inline)) void copy_value(const unsigned char *from, size_t vs, size_t i,
+                                                             unsigned char *to)
 {
     if (from) {
-        element_copy(to, from + i * s->r.value_size, s->r.value_size);
-    } else if (s->r.value_size == 4) {
+        element_copy(to, from + i * vs, vs);
+    } else if (vs == 4) {
         const uint32_t index = (uint32_t)i;
         memcpy(to, &index, 4);
     } else {
@@ -90,42 +92,102 @@ typedef struct partition_part {
     size_t counts[PARTITION_RADIX];   /* count_part: per digit; scatter_part: next slot per digit */
 } partition_part;
 
-static void *varying_part(void *arg)
+/* The passes' loops, written once for any key width kb and value size vs and instantiated
+   below for each constant pair, so that loads, images and copies compile to plain moves. */
+static inline __attribute__((always_inline)) void varying_range(partition_part *p, unsigned kb)
 {
-    partition_part *p = arg;
     uint64_t any = 0, all = ~(uint64_t)0;
     for (size_t i = p->lo; i < p->lo + p->count; ++i) {
-        const uint64_t image = key_image(key_load(p->keys, p->s->r.key_bytes, i), &p->s->image);
+        const uint64_t image = key_image(key_load(p->keys, kb, i), &p->s->image);
         any |= image;
         all &= image;
     }
     p->any = any;
     p->all = all;
+}
+
+static inline __attribute__((always_inline)) void count_range(partition_part *p, unsigned kb)
+{
+    memset(p->counts, 0, sizeof p->counts);
+    for (size_t i = p->lo; i < p->lo + p->count; ++i)
+        ++p->counts[digit_of(p->s, key_load(p->keys, kb, i), p->shift, p->bits)];
+}
+
+/* Scatter through a small buffer per digit (write-combining): a digit's elements leave in
+   groups of SCATTER_GROUP, so the stores to its slot are a few whole cache lines instead
+   of one partial line per element across 256 places at once. */
+enum { SCATTER_GROUP = 16 };
+
+static inline __attribute__((always_inline)) void scatter_range(partition_part *p, unsigned kb, size_t vs)
+{
+    const large_sort *s = p->s;
+    unsigned char *keys_to = s->keys[p->to], *values_to = s->values[p->to];
+    unsigned char key_group[PARTITION_RADIX][SCATTER_GROUP * 8], value_group[PARTITION_RADIX][SCATTER_GROUP * 16];
+    unsigned filled[PARTITION_RADIX] = { 0 };
+    for (size_t i = p->lo; i < p->lo + p->count; ++i) {
+        const unsigned d = digit_of(s, key_load(p->keys, kb, i), p->shift, p->bits), f = filled[d];
+        element_copy(key_group[d] + f * kb, p->keys + i * kb, kb);
+        if (vs)
+            copy_value(p->values, vs, i, value_group[d] + f * vs);
+        if (f + 1 < SCATTER_GROUP) {
+            filled[d] = f + 1;
+            continue;
+        }
+        const size_t j = p->counts[d];
+        memcpy(keys_to + j * kb, key_group[d], SCATTER_GROUP * kb);
+        if (vs)
+            memcpy(values_to + j * vs, value_group[d], SCATTER_GROUP * vs);
+        p->counts[d] = j + SCATTER_GROUP;
+        filled[d] = 0;
+    }
+    for (unsigned d = 0; d < PARTITION_RADIX; ++d) {  /* what is left of each group */
+        const size_t j = p->counts[d];
+        memcpy(keys_to + j * kb, key_group[d], filled[d] * kb);
+        if (vs)
+            memcpy(values_to + j * vs, value_group[d], filled[d] * vs);
+        p->counts[d] = j + filled[d];
+    }
+}
+
+/* The instances: key widths 1, 2, 4, 8 and value sizes 0, 4, 8, 16. */
+#define BY_KEY_WIDTH(kb, call) \
+    switch (kb) {              \
+    case 1: call(1); break;    \
+    case 2: call(2); break;    \
+    case 4: call(4); break;    \
+    default: call(8); break;   \
+    }
+#define BY_VALUE_SIZE(kb, vs, call) \
+    switch (vs) {                   \
+    case 0: call(kb, 0); break;     \
+    case 4: call(kb, 4); break;     \
+    case 8: call(kb, 8); break;     \
+    default: call(kb, 16); break;   \
+    }
+
+static void *varying_part(void *arg)
+{
+    partition_part *p = arg;
+#define VARYING(kb) varying_range(p, kb)
+    BY_KEY_WIDTH(p->s->r.key_bytes, VARYING)
     return NULL;
 }
 
 static void *count_part(void *arg)
 {
     partition_part *p = arg;
-    memset(p->counts, 0, sizeof p->counts);
-    for (size_t i = p->lo; i < p->lo + p->count; ++i)
-        ++p->counts[digit_of(p->s, key_load(p->keys, p->s->r.key_bytes, i), p->shift, p->bits)];
+#define COUNT(kb) count_range(p, kb)
+    BY_KEY_WIDTH(p->s->r.key_bytes, COUNT)
     return NULL;
 }
 
 static void *scatter_part(void *arg)
 {
     partition_part *p = arg;
-    const large_sort *s = p->s;
-    const unsigned kb = s->r.key_bytes;
-    const size_t vs = s->r.value_size;
-    unsigned char *keys_to = s->keys[p->to], *values_to = s->values[p->to];
-    for (size_t i = p->lo; i < p->lo + p->count; ++i) {
-        const size_t j = p->counts[digit_of(s, key_load(p->keys, kb, i), p->shift, p->bits)]++;
-        element_copy(keys_to + j * kb, p->keys + i * kb, kb);
-        if (vs)
-            copy_value(s, p->values, i, values_to + j * vs);
-    }
+    const size_t vs = p->s->r.value_size;
+#define SCATTER(kb, vs) scatter_range(p, kb, vs)
+#define SCATTER_VALUES(kb) BY_VALUE_SIZE(kb, vs, SCATTER)
+    BY_KEY_WIDTH(p->s->r.key_bytes, SCATTER_VALUES)
     return NULL;
 }
 
@@ -431,7 +493,7 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
     clradix_status status = s.keys[0] && (!vs || s.values[0]) ? CLRADIX_SUCCESS : CLRADIX_ERROR_OUT_OF_RESOURCES;
     if (status == CLRADIX_SUCCESS && r->begin_bit == r->end_bit) {  /* argsort of no bits: the identity */
         for (size_t i = 0; i < r->n; ++i)
-            copy_value(&s, NULL, i, s.values[0] + i * vs);
+            copy_value(NULL, vs, i, s.values[0] + i * vs);
     } else if (status == CLRADIX_SUCCESS) {
         s.bucket_end_bit = partition(&s, s.keys_in, s.values_in, 0, 0, r->n, r->end_bit, s.bucket_lo, s.bucket_count);
         make_tasks(&s, r->n / (4 * WORKERS_PER_SORTER * num_sorters) + 1);  /* a few tasks per worker at least */
