@@ -55,6 +55,7 @@ typedef struct device_limits {
     int host_byte_order;     /* the device stores integers in the host's byte order */
     int host_unified;        /* the device works in the host's memory (CPUs): host arrays need no copies */
     int inline_barrier_functions;  /* Intel's CPU runtime: -D INLINE_BARRIER_FUNCTIONS (cl/common.cl) */
+    int runs_in_caller;      /* POCL's basic driver: commands run in the thread that enqueues them */
 } device_limits;
 
 /* *product = a * b, or 0 when the product does not fit size_t (which the test build can
@@ -144,6 +145,10 @@ struct clradix_sorter {
        enqueues, so threads sharing the sorter set up and enqueue their sorts at once. */
     pthread_mutex_t lock;
     pthread_cond_t program_built;     /* signalled when a build ends */
+    /* Held over a sort's enqueues on a device whose commands run in the enqueueing thread
+       (limits.runs_in_caller): POCL's basic driver fails an assertion when two threads
+       run the same kernel at once. Recursive: top-k's enqueues include a sort's. */
+    pthread_mutex_t enqueue_lock;
     /* In-order queues of the sorter's own for host-array calls without a queue, one per
        call in flight, so that threads never share one (POCL's basic device can deadlock
        when several threads use one queue) and their sorts overlap. */

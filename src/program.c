@@ -222,6 +222,10 @@ static void kernels_release(radix_program *p)
 
 radix_program *program_kernels_take(clradix_sorter *sorter, radix_program *p, clradix_status *status)
 {
+    if (sorter->limits.runs_in_caller) {  /* one sort's enqueues at a time (see enqueue_lock) */
+        pthread_mutex_lock(&sorter->enqueue_lock);
+        return p;
+    }
     radix_program *k = NULL;
     pthread_mutex_lock(&sorter->lock);
     if (!p->kernels_busy) {
@@ -261,6 +265,10 @@ void program_kernels_return(clradix_sorter *sorter, radix_program *p, radix_prog
 {
     if (!k)
         return;
+    if (sorter->limits.runs_in_caller) {
+        pthread_mutex_unlock(&sorter->enqueue_lock);
+        return;
+    }
     pthread_mutex_lock(&sorter->lock);
     if (k == p) {
         p->kernels_busy = 0;

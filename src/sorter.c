@@ -77,6 +77,10 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     char platform_name[256];
     device_platform_name(device, platform_name, sizeof platform_name);
     limits->inline_barrier_functions = (limits->type & CL_DEVICE_TYPE_CPU) && strstr(platform_name, "Intel") != NULL;
+    char device_name[256] = "";
+    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
+    limits->runs_in_caller = strstr(platform_name, "Portable Computing Language") != NULL &&
+                             (!strncmp(device_name, "basic", 5) || !strncmp(device_name, "cpu-minimal", 11));
     if (limits->compute_units == 0)
         limits->compute_units = 1;
     return CLRADIX_SUCCESS;
@@ -116,6 +120,7 @@ void clradix_sorter_release(clradix_sorter *sorter)
     pthread_cond_destroy(&sorter->memory_freed);
     pthread_cond_destroy(&sorter->program_built);
     pthread_mutex_destroy(&sorter->memory_lock);
+    pthread_mutex_destroy(&sorter->enqueue_lock);
     pthread_mutex_destroy(&sorter->lock);
     free(sorter);
 }
@@ -123,17 +128,26 @@ void clradix_sorter_release(clradix_sorter *sorter)
 /* The sorter's locks and conditions; 0, with none of them left, on failure. */
 static int sync_init(clradix_sorter *sorter)
 {
-    if (pthread_mutex_init(&sorter->lock, NULL) != 0)
+    pthread_mutexattr_t recursive;
+    if (pthread_mutexattr_init(&recursive) != 0)
         return 0;
-    if (pthread_mutex_init(&sorter->memory_lock, NULL) == 0) {
-        if (pthread_cond_init(&sorter->program_built, NULL) == 0) {
-            if (pthread_cond_init(&sorter->memory_freed, NULL) == 0)
-                return 1;
-            pthread_cond_destroy(&sorter->program_built);
+    int made = pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+               pthread_mutex_init(&sorter->enqueue_lock, &recursive) == 0;
+    pthread_mutexattr_destroy(&recursive);
+    if (!made)
+        return 0;
+    if (pthread_mutex_init(&sorter->lock, NULL) == 0) {
+        if (pthread_mutex_init(&sorter->memory_lock, NULL) == 0) {
+            if (pthread_cond_init(&sorter->program_built, NULL) == 0) {
+                if (pthread_cond_init(&sorter->memory_freed, NULL) == 0)
+                    return 1;
+                pthread_cond_destroy(&sorter->program_built);
+            }
+            pthread_mutex_destroy(&sorter->memory_lock);
         }
-        pthread_mutex_destroy(&sorter->memory_lock);
+        pthread_mutex_destroy(&sorter->lock);
     }
-    pthread_mutex_destroy(&sorter->lock);
+    pthread_mutex_destroy(&sorter->enqueue_lock);
     return 0;
 }
 
