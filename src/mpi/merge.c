@@ -161,22 +161,6 @@ static void merge_list(const key_order *o, size_t value_size, merge_run *list, u
     }
 }
 
-/* The first position in [lo, hi) whose key's image is at least bound (bound past every
-   image: hi). */
-static size_t first_at_least(const key_order *o, const char *keys, size_t lo, size_t hi, uint64_t bound, int past)
-{
-    if (past)
-        return hi;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (range_image(o, keys, mid) < bound)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Where the merged output's element `at` begins in each of the k runs: take[r] elements
    of run r go before it, in the merge's order (image, then run). The image of the element
    at `at` is the largest v with fewer than `at` + 1 elements below it. */
@@ -188,7 +172,7 @@ static void split_runs(const key_order *o, const merge_run *runs, unsigned k, co
         const uint64_t mid = lo + (hi - lo) / 2 + 1;
         size_t below = 0;
         for (unsigned r = 0; r < k; ++r)
-            below += first_at_least(o, keys, runs[r].first, runs[r].end, mid, 0) - runs[r].first;
+            below += image_lower_bound(o, keys, runs[r].first, runs[r].end, mid) - runs[r].first;
         if (below <= at)
             lo = mid;
         else
@@ -197,12 +181,13 @@ static void split_runs(const key_order *o, const merge_run *runs, unsigned k, co
     /* Below lo from every run, then elements equal to it from the lowest runs first. */
     size_t rest = at;
     for (unsigned r = 0; r < k; ++r) {
-        take[r] = first_at_least(o, keys, runs[r].first, runs[r].end, lo, 0) - runs[r].first;
+        take[r] = image_lower_bound(o, keys, runs[r].first, runs[r].end, lo) - runs[r].first;
         rest -= take[r];
     }
     for (unsigned r = 0; r < k && rest; ++r) {
-        const size_t equal = first_at_least(o, keys, runs[r].first, runs[r].end, lo + 1, lo == o->mask) -
-                             runs[r].first - take[r];
+        const size_t end = lo == o->mask ? runs[r].end
+                                         : image_lower_bound(o, keys, runs[r].first, runs[r].end, lo + 1);
+        const size_t equal = end - runs[r].first - take[r];
         const size_t more = equal < rest ? equal : rest;
         take[r] += more;
         rest -= more;

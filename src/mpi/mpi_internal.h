@@ -29,6 +29,19 @@ static inline uint64_t range_image(const key_order *o, const void *keys, size_t 
     return (key_image(key, &o->image) >> o->begin_bit) & o->mask;
 }
 
+/* The first position in [lo, hi) of sorted keys whose image is at least bound. */
+static inline size_t image_lower_bound(const key_order *o, const void *keys, size_t lo, size_t hi, uint64_t bound)
+{
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (range_image(o, keys, mid) < bound)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* select.c: where each rank's sorted keys split. keys: this rank's n keys, sorted; targets:
    the P - 1 global positions (of total) at which the outputs of ranks 1 .. P-1 begin,
    non-decreasing. Fills split[b] with the number of this rank's keys that go before

@@ -256,7 +256,8 @@ static clradix_status mpi_sort(const mpi_call *c, MPI_Comm comm)
     /* Every rank's counts and node (for the host merge's threads: ranks on one node share
        its processors). */
     const uint64_t mine[3] = { c->n_in, c->n_out, node_id() };
-    if (status == CLRADIX_SUCCESS && MPI_Allgather(mine, 3, MPI_UINT64_T, w.counts, 3, MPI_UINT64_T, work) != MPI_SUCCESS)
+    if (status == CLRADIX_SUCCESS &&
+        MPI_Allgather(mine, 3, MPI_UINT64_T, w.counts, 3, MPI_UINT64_T, work) != MPI_SUCCESS)
         status = CLRADIX_ERROR_MPI;
     uint64_t total_in = 0, total_out = 0;
     int ranks_here = 0;

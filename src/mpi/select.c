@@ -48,19 +48,6 @@ clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix
     return CLRADIX_SUCCESS;
 }
 
-/* The first position in [lo, hi) whose key's image is at least bound. */
-static size_t lower_bound(const key_order *o, const void *keys, size_t lo, size_t hi, uint64_t bound)
-{
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (range_image(o, keys, mid) < bound)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The most counts one round reduces with `boundaries` boundaries: one group of 8-bit
    digits, the budget, or one count for each boundary. */
 static size_t counts_capacity(size_t boundaries)
@@ -95,8 +82,9 @@ int select_splits(MPI_Comm comm, const key_order *o, const void *keys, size_t n,
     /* Per boundary: the image prefix chosen so far, the global count of keys below it, the
        local range of keys with it, and the first boundary of each group; then the counts
        of one round (local, global). */
-    uint64_t *prefix = work, *below = prefix + boundaries, *lo = below + boundaries, *hi = lo + boundaries, *equal_before = hi + boundaries, *first = equal_before + boundaries,
-             *local = first + boundaries, *global = local + capacity;
+    uint64_t *prefix = work, *below = prefix + boundaries, *lo = below + boundaries, *hi = lo + boundaries,
+             *equal_before = hi + boundaries, *first = equal_before + boundaries, *local = first + boundaries,
+             *global = local + capacity;
     for (size_t b = 0; b < boundaries; ++b) {
         prefix[b] = below[b] = lo[b] = 0;
         hi[b] = n;
@@ -124,7 +112,7 @@ int select_splits(MPI_Comm comm, const key_order *o, const void *keys, size_t n,
             size_t at = (size_t)lo[b];
             for (unsigned d = 0; d + 1 < digits; ++d) {
                 const uint64_t bound = ((prefix[b] << bits) | (d + 1)) << left;
-                at = lower_bound(o, keys, at, (size_t)hi[b], bound);
+                at = image_lower_bound(o, keys, at, (size_t)hi[b], bound);
                 count[d] = at - lo[b];
             }
         }
