@@ -193,7 +193,7 @@ static inline cl_ulong device_budget(const clradix_sorter *sorter)
 cl_mem sorter_buffer(clradix_sorter *sorter, cl_mem_flags flags, size_t bytes, void *host, cl_int *err);
 void sorter_buffer_release(clradix_sorter *sorter, cl_mem buffer, size_t bytes);
 /* Frees the pool's idle sets where bytes more would not fit next to what the sorter holds
-   and has promised (the caller holds the sorter's lock). */
+   and has promised (the caller must not hold the sorter's lock). */
 void memory_make_room(clradix_sorter *sorter, size_t bytes);
 /* A host-array sort in core of bytes (data and temporaries) starts: waits while they do not
    fit the budget next to what the sorter holds and other host sorts will make; its buffers

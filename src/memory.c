@@ -53,16 +53,17 @@ void memory_make_room(clradix_sorter *sorter, size_t bytes)
     pthread_mutex_lock(&sorter->memory_lock);
     const int fits = fits_now(sorter, bytes);
     pthread_mutex_unlock(&sorter->memory_lock);
-    if (!fits)
+    if (!fits) {
+        pthread_mutex_lock(&sorter->lock);
         scratch_trim(sorter);
+        pthread_mutex_unlock(&sorter->lock);
+    }
 }
 
 void host_memory_admit(clradix_sorter *sorter, size_t bytes)
 {
     for (;;) {
-        pthread_mutex_lock(&sorter->lock);  /* the pool's idle temporaries go first */
-        memory_make_room(sorter, bytes);
-        pthread_mutex_unlock(&sorter->lock);
+        memory_make_room(sorter, bytes);  /* the pool's idle temporaries go first */
         pthread_mutex_lock(&sorter->memory_lock);
         /* Alone, it goes anyway: host_fits_in_core said it fits the budget, and what else
            holds memory now (device-buffer calls under way) is not a host sort to wait for. */

@@ -14,6 +14,7 @@
  * so a failure leaves them untouched. Argsort sorts (key, position) pairs.
  */
 #include "internal.h"
+#include "host_parts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -193,23 +194,6 @@ static void *scatter_part(void *arg)
 
 enum { PARTITION_PART_MIN = 1 << 16, PARTITION_PARTS_MAX = 16 };  /* elements a host thread takes at least */
 
-/* Runs pass on count parts of part_size bytes each: parts 1.. on threads of their own, part
-   0 here (all here where a thread cannot be had). */
-static void run_parts(void *(*pass)(void *), void *parts, size_t part_size, unsigned count)
-{
-    pthread_t threads[PARTITION_PARTS_MAX];
-    int started[PARTITION_PARTS_MAX] = { 0 };
-    for (unsigned t = 1; t < count; ++t)
-        started[t] = pthread_create(&threads[t], NULL, pass, (char *)parts + t * part_size) == 0;
-    pass(parts);
-    for (unsigned t = 1; t < count; ++t) {
-        if (started[t])
-            pthread_join(threads[t], NULL);
-        else
-            pass((char *)parts + t * part_size);
-    }
-}
-
 /* A copy shared by the host's threads. */
 typedef struct copy_part {
     unsigned char *to;
@@ -236,7 +220,7 @@ static void copy_in_parts(void *to, const void *from, size_t bytes, unsigned thr
         part[t] = (copy_part){ (unsigned char *)to + at, (const unsigned char *)from + at,
                                t + 1 < parts ? share : bytes - at };
     }
-    run_parts(copy_one_part, part, sizeof part[0], parts);
+    run_in_parts(copy_one_part, part, sizeof part[0], parts);
 }
 
 /* Stable partition of elements [lo, lo + count) of keys (and values) by the top digit of
@@ -257,7 +241,7 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
     for (unsigned t = 0; t < parts; ++t)
         part[t] = (partition_part){ .s = s, .keys = keys, .values = values, .to = to, .lo = lo + share * t,
                                     .count = t + 1 < parts ? share : count - share * t };
-    run_parts(varying_part, part, sizeof part[0], parts);
+    run_in_parts(varying_part, part, sizeof part[0], parts);
     uint64_t any = 0, all = ~(uint64_t)0;
     for (unsigned t = 0; t < parts; ++t) {
         any |= part[t].any;
@@ -274,7 +258,7 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
         part[t].shift = shift;
         part[t].bits = bits;
     }
-    run_parts(count_part, part, sizeof part[0], parts);
+    run_in_parts(count_part, part, sizeof part[0], parts);
     size_t at = lo;  /* each part's first slot per digit: digit-major, then part order */
     for (unsigned d = 0; d < PARTITION_RADIX; ++d) {
         first[d] = at;
@@ -286,7 +270,7 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
             counts[d] += c;
         }
     }
-    run_parts(scatter_part, part, sizeof part[0], parts);
+    run_in_parts(scatter_part, part, sizeof part[0], parts);
     return shift;
 }
 

@@ -106,8 +106,8 @@ clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SL
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     if (scratch_total(bytes) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    pthread_mutex_lock(&sorter->lock);
     memory_make_room(sorter, scratch_total(bytes));  /* (this sort may grow an idle set instead) */
+    pthread_mutex_lock(&sorter->lock);
     scratch *s = scratch_acquire(sorter);
     pthread_mutex_unlock(&sorter->lock);
     cl_int err = s ? scratch_reserve(sorter, s, bytes) : CL_OUT_OF_HOST_MEMORY;

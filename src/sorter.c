@@ -239,8 +239,6 @@ clradix_status clradix_sorter_set_memory_limit(clradix_sorter *sorter, size_t by
     if (!sorter)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     atomic_store(&sorter->memory_limit, bytes);
-    pthread_mutex_lock(&sorter->lock);  /* what the pool keeps of earlier sorts fits the limit too */
-    memory_make_room(sorter, 0);
-    pthread_mutex_unlock(&sorter->lock);
+    memory_make_room(sorter, 0);  /* what the pool keeps of earlier sorts fits the limit too */
     return CLRADIX_SUCCESS;
 }

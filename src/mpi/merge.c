@@ -9,12 +9,13 @@
 #endif
 #include "mpi_internal.h"
 
-#include <pthread.h>
+#include "host_parts.h"
+
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { MERGE_THREADS_MAX = 64, MERGE_PART_MIN = 1 << 16 };
+enum { MERGE_PART_MIN = 1 << 16 };
 
 #ifdef CLRADIX_TESTING
 #include "mpi_testing.h"
@@ -232,8 +233,6 @@ typedef struct merge_part {
     unsigned k;
     contestant *tree;
     size_t to;
-    pthread_t thread;
-    int started;
 } merge_part;
 
 static void *merge_part_run(void *arg)
@@ -253,7 +252,7 @@ unsigned merge_threads(int ranks_here)
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (ranks_here > 1 && online > 0 && count >= online)
         count = (int)(online / ranks_here);
-    return count < 1 ? 1 : count > MERGE_THREADS_MAX ? MERGE_THREADS_MAX : (unsigned)count;
+    return count < 1 ? 1 : count > HOST_PARTS_MAX ? HOST_PARTS_MAX : (unsigned)count;
 }
 
 /* The merge in `parts` consecutive pieces of the output, one per thread, each piece's runs
@@ -272,23 +271,15 @@ static int merge_in_parts(const key_order *o, size_t value_size, const merge_run
         for (unsigned t = 0; t < parts; ++t) {
             merge_part *m = &part[t];
             *m = (merge_part){ o, value_size, keys, values, keys_to, values_to, &lists[(size_t)t * k], 0,
-                               (contestant *)((char *)trees + (size_t)t * merge_tree_bytes((int)k)), total / parts * t,
-                               0, 0 };
+                               (contestant *)((char *)trees + (size_t)t * merge_tree_bytes((int)k)), total / parts * t };
             for (unsigned r = 0; r < k; ++r) {
                 const size_t first = runs[r].first + cut[(size_t)t * k + r],
                              end = runs[r].first + cut[(size_t)(t + 1) * k + r];
                 if (first < end)
                     m->list[m->k++] = (merge_run){ first, end };
             }
-            if (t > 0)  /* the calling thread takes part 0, and any part whose thread did not start */
-                m->started = pthread_create(&m->thread, NULL, merge_part_run, m) == 0;
         }
-        for (unsigned t = 0; t < parts; ++t)
-            if (!part[t].started)
-                merge_part_run(&part[t]);
-        for (unsigned t = 0; t < parts; ++t)
-            if (part[t].started)
-                pthread_join(part[t].thread, NULL);
+        run_in_parts(merge_part_run, part, sizeof *part, parts);
     }
     free(part);
     free(lists);
@@ -315,7 +306,7 @@ void merge_runs(const key_order *o, size_t value_size, const uint64_t *run_count
         parts = total / MERGE_PART_MIN > 1 ? (unsigned)(total / MERGE_PART_MIN) : 1;
 #ifdef CLRADIX_TESTING
     if (testing_merge_parts)
-        parts = testing_merge_parts;
+        parts = testing_merge_parts < HOST_PARTS_MAX ? testing_merge_parts : HOST_PARTS_MAX;
 #endif
     if (parts > 1 && merge_in_parts(o, value_size, list, k, total, parts, keys, values, keys_to, values_to))
         return;
