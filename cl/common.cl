@@ -206,13 +206,14 @@ digit_spec pass_digit(uint pass, uint begin_bit, uint end_bit, key_order order)
  *   plan[PLAN_PASS + p]       pass p's index among those (SKIPPED: every key has the
  *                             same digit in pass p, so it changes nothing)
  *   plan[PLAN_NEXT + p]       the next pass that moves data after p (SKIPPED: none)
+ *   plan[PLAN_TRIVIAL + p * RADIX + d]  1 when digit d of pass p holds every key (radix_trivial)
  * Executed pass j reads the input for j == 0 and then the temporaries in turn; its
  * writes go to temporary 1 for even j and temporary 2 for odd j (see SOURCE, TARGET).
  */
 #define PLAN_COUNT 0
 #define PLAN_PASS 1
 #define PLAN_NEXT (1 + PASSES)
-#define PLAN_SIZE (1 + 2 * PASSES)
+#define PLAN_TRIVIAL (1 + 2 * PASSES)
 #define SKIPPED 0xFFFFFFFFu
 
 #define SOURCE(j, input, first, second) ((j) == 0 ? (input) : ((j) & 1) ? (first) : (second))

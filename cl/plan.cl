@@ -5,11 +5,28 @@
  */
 
 /*
+ * One work-item per pass and digit: whether that digit holds all n keys, its counts summed
+ * over the blocks of radix_histogram_all's table (one work-item per digit rather than a
+ * group's loop over them all: where loops are budgeted, loops.c, blocks are many).
+ */
+__kernel void radix_trivial(__global const uint *table_all, uint n, uint passes, uint groups, __global uint *plan)
+{
+    const uint i = get_global_id(0);  /* pass * RADIX + digit */
+    if (i >= passes * RADIX)
+        return;
+    __global const uint *counts = table_all + i * groups;
+    uint total = 0;
+    for (uint g = 0; g < groups; ++g)
+        total += counts[g];
+    plan[PLAN_TRIVIAL + i] = total == n;
+}
+
+/*
  * One work-group: a pass in which one digit holds all n keys changes nothing and is
- * skipped. Each digit's total over the blocks comes from radix_histogram_all's tables.
+ * skipped (radix_trivial has marked that digit).
  */
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
-void radix_plan(__global const uint *table_all, uint n, uint passes, uint groups, __global uint *plan)
+void radix_plan(uint passes, __global uint *plan)
 {
     __local uint trivial[PASSES];
     const uint lid = get_local_id(0);
@@ -17,14 +34,9 @@ void radix_plan(__global const uint *table_all, uint n, uint passes, uint groups
         trivial[p] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);  /* the flags are clear */
     for (uint p = 0; p < passes; ++p)
-        for (uint d = lid; d < RADIX; d += SCAN_WG) {
-            __global const uint *counts = table_all + (p * RADIX + d) * groups;
-            uint total = 0;
-            for (uint g = 0; g < groups; ++g)
-                total += counts[g];
-            if (total == n)
+        for (uint d = lid; d < RADIX; d += SCAN_WG)
+            if (plan[PLAN_TRIVIAL + p * RADIX + d])
                 trivial[p] = 1;  /* at most one digit of a pass holds every key: one writer */
-        }
     barrier(CLK_LOCAL_MEM_FENCE);  /* every pass is judged */
     if (lid != 0)
         return;

@@ -12,7 +12,8 @@
  *           into blocks that work-groups count and scatter in parallel (as a global pass),
  *           by its most significant digit that varies; each bucket is a job of the next
  *           level with fewer bits left, binned again. A level per digit at most;
- *   copy    jobs with nothing left to sort whose keys lie in the secondary buffers.
+ *   copy    jobs with nothing left to sort whose keys lie in the secondary buffers, in
+ *           pieces of at most copy_chunk keys (a kernel argument).
  * Lists are filled with atomic counters, so a list's order varies from run to run, but
  * jobs never overlap and each is sorted stably, so the result does not. The host sizes
  * every list and table for the worst case and never reads them.
@@ -53,16 +54,28 @@ __global seg_job *large_list(LIST_ARGS, uint level)
 }
 
 /* Puts the job [begin, end) with bits [begin_bit, end_bit) left, whose keys lie in
-   buffer `where`, on the list of its class; a large one on the list of `level`. Jobs past
-   a list's capacity are dropped: only offsets that overlap (decreasing ones) make more
-   jobs than the host planned for, and their result is unspecified. */
-void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint end_bit, uint where, uint medium_n)
+   buffer `where`, on the list of its class (a copy in pieces of copy_chunk keys); a large
+   one on the list of `level`. Jobs past a list's capacity are dropped: only offsets that
+   overlap (decreasing ones) make more jobs than the host planned for, and their result is
+   unspecified. */
+void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint end_bit, uint where, uint medium_n,
+              uint copy_chunk)
 {
     const uint len = end - begin, done = len < 2 || end_bit <= begin_bit;
     if (len == 0 || (done && !where))
         return;  /* nothing to sort, and already where it belongs */
-    uint list = done ? LIST_COPY : len <= TINY_N ? LIST_TINY : len <= SMALL_N ? LIST_LOCAL
-              : len <= medium_n || level >= PASSES ? LIST_MEDIUM : LIST_LARGE;
+    if (done) {
+        for (uint piece = begin; piece < end;) {
+            const uint stop = end - piece > copy_chunk ? piece + copy_chunk : end;
+            const uint slot = atomic_inc(&state[STATE_COUNT(LIST_COPY)]);
+            if (slot < cap)
+                jobs[LIST_COPY * cap + slot] = (seg_job)(piece, stop, end_bit, where);
+            piece = stop;
+        }
+        return;
+    }
+    const uint list = len <= TINY_N ? LIST_TINY : len <= SMALL_N ? LIST_LOCAL
+                    : len <= medium_n || level >= PASSES ? LIST_MEDIUM : LIST_LARGE;
     const uint slot = atomic_inc(&state[list == LIST_LARGE ? STATE_LARGE_COUNT(level) : STATE_COUNT(list)]);
     if (list == LIST_LARGE && slot < cap_large)
         large_list(LIST_PASS, level)[slot] = (seg_job)(begin, end, end_bit, where);
@@ -85,14 +98,18 @@ uint digits_below(uint begin_bit, uint end_bit)
 /*
  * The next job of a list for this work-group, taken from a shared counter so that groups
  * stay busy whatever the jobs' sizes; the same in every work-item; count or more when
- * none is left. `next` is local scratch. Starts with a barrier, so the local memory of
- * the previous job may be reused after it.
+ * none is left. On a device whose loops stop early (loops.c) a group's jobs may cost at
+ * most `budget` loop iterations, each job at most `most`, and the group has spent `spent`:
+ * it takes none that might not fit (the host launches as many more groups); elsewhere
+ * budget is UINT_MAX and most 0. `next` is local scratch. Starts with a barrier, so the
+ * local memory of the previous job may be reused after it.
  */
-BARRIER_FUNCTION uint take_job(__global uint *state, uint list, __local uint *next)
+BARRIER_FUNCTION uint take_job(__global uint *state, uint list, uint count, uint budget, uint most, uint spent,
+                               __local uint *next)
 {
     barrier(CLK_LOCAL_MEM_FENCE);  /* everyone is done with the previous job and has read next */
     if (get_local_id(0) == 0)
-        *next = atomic_inc(&state[STATE_NEXT(list)]);
+        *next = spent <= budget - most ? atomic_inc(&state[STATE_NEXT(list)]) : count;
     barrier(CLK_LOCAL_MEM_FENCE);  /* next is written */
     return *next;
 }
@@ -184,7 +201,7 @@ __kernel void seg_start(__global uint *state, uint words)
  * a segment that would end before it begins is empty.
  */
 __kernel void seg_classify(__global const uint *offsets, uint num_segments, uint n, uint begin_bit, uint end_bit,
-                           uint medium_n, LIST_ARGS)
+                           uint medium_n, uint copy_chunk, LIST_ARGS)
 {
     const uint i = get_global_id(0);
     if (i >= num_segments)
@@ -194,7 +211,7 @@ __kernel void seg_classify(__global const uint *offsets, uint num_segments, uint
         begin = min(offsets[i], n);
         end = min(max(offsets[i + 1], begin), n);
     }
-    emit_job(LIST_PASS, 0, begin, end, begin_bit, end_bit, 0, medium_n);
+    emit_job(LIST_PASS, 0, begin, end, begin_bit, end_bit, 0, medium_n, copy_chunk);
 }
 
 /* Argsort: the primary keys are a copy of the caller's (which stay untouched) and the
@@ -269,10 +286,13 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
 }
 
 /*
- * Each block counts the digits of its job's top digit position (table_all[block * RADIX +
- * digit]) and the OR and AND of its keys' images (bits[2 * block], bits[2 * block + 1]),
- * from which seg_decide sees which digits vary. Blocks past the level's clear their part
- * of the scan table instead, which is scanned whole. Every group takes every
+ * Each block counts the digits of its job's top digit position, into the job's part of the
+ * scan table, digit-major: table[first block * RADIX + digit * blocks + block index]
+ * (whether the job partitions by that digit or not: each job's offsets are taken relative
+ * to its first entry, so a job's counts move no other job's), and the OR and AND of its keys'
+ * images (bits[2 * block], bits[2 * block + 1]), from which seg_decide sees which digits
+ * vary. Blocks past the level's, and holes, clear their part of the table, which is scanned
+ * whole. Every group takes every
  * get_num_groups-th block: groups with nothing to do would keep POCL from running the
  * others side by side (it hands a thread consecutive groups). Barriers are never under a
  * branch (POCL miscompiles some that are): a hole counts no keys.
@@ -280,8 +300,8 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
                    uint block_len, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
-                   __global const uint2 *blocks, uint max_blocks, __global uint *table_all, __global radix_key *bits,
-                   __global uint *table)
+                   __global const uint2 *blocks, uint max_blocks, __global const uint2 *job_blocks,
+                   __global radix_key *bits, __global uint *table)
 {
     __local uint counts[HIST_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
@@ -290,6 +310,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
     for (uint b = get_group_id(0); b < max_blocks; b += get_num_groups(0)) {
         const int hole = b >= level_blocks || blocks[b].x == NO_DIGIT;
         const uint2 block = hole ? (uint2)(0, 0) : blocks[b];
+        const uint2 jb = hole ? (uint2)(b, 1) : job_blocks[block.x];  /* a hole: its own RADIX entries */
         const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
         const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, KEY_ORDER);
@@ -313,10 +334,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
             uint sum = 0;
             for (uint c = 0; c < HIST_COPIES; ++c)
                 sum += counts[c * (RADIX + 1) + d];
-            if (hole)
-                table[b * RADIX + d] = 0;
-            else
-                table_all[b * RADIX + d] = sum;
+            table[jb.x * RADIX + d * jb.y + block.y] = sum;  /* a hole counted no keys */
         }
         if (lid == 0 && !hole) {
             for (uint i = 1; i < WG; ++i) {
@@ -330,19 +348,16 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
 }
 
 /*
- * One work-group per large job: which of its digits vary, from its blocks' OR and AND.
+ * One work-item per large job: which of its digits vary, from its blocks' OR and AND.
  * None (all keys equal in the bits left): the job is done. The top one: chosen[j] is that
- * digit, and its counts become the job's part of the scan table, digit-major:
- * table[first block * RADIX + digit * blocks + block index]. A lower one: the job goes
+ * digit, whose counts seg_histogram has put in the table. A lower one: the job goes
  * unmoved to the next level with the bits above that digit dropped, to be counted there
  * (chosen[j] = NO_DIGIT, as for a done job).
  */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global const uint2 *job_blocks,
-                __global const uint *table_all, __global const radix_key *bits, __global uint *table,
-                __global uint *chosen)
+__kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, uint copy_chunk,
+                         __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen)
 {
-    const uint lid = get_local_id(0), j = get_group_id(0);
+    const uint j = get_global_id(0);
     if (j >= list_count(state, STATE_LARGE_COUNT(level), cap_large))
         return;
     const seg_job job = large_list(LIST_PASS, level)[j];
@@ -360,17 +375,12 @@ void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global c
     const uint top = digits_below(begin_bit, job.z) - 1;
     const uint highest = varying ? (KEY_BITS - 1 - (uint)clz(varying)) / RADIX_BITS : 0;
     const uint pick = varying && highest == top ? top : NO_DIGIT;
-    if (lid == 0) {
-        chosen[j] = pick;
-        if (!varying)  /* done: only where it lies may need a copy */
-            emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n);
-        else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved */
-            emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit + (highest + 1) * RADIX_BITS, job.w,
-                     medium_n);
-    }
-    for (uint d = lid; d < RADIX; d += WG)
-        for (uint k = 0; k < jb.y; ++k)
-            table[jb.x * RADIX + d * jb.y + k] = pick == NO_DIGIT ? 0 : table_all[(jb.x + k) * RADIX + d];
+    chosen[j] = pick;
+    if (!varying)  /* done: only where it lies may need a copy */
+        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n, copy_chunk);
+    else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved */
+        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit + (highest + 1) * RADIX_BITS, job.w,
+                 medium_n, copy_chunk);
 }
 
 /*
@@ -383,7 +393,7 @@ void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, __global c
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
-                 uint medium_n, __global const uint2 *blocks, __global const uint2 *job_blocks,
+                 uint medium_n, uint copy_chunk, __global const uint2 *blocks, __global const uint2 *job_blocks,
                  __global const uint *chosen, __global const uint *table)
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
@@ -408,7 +418,8 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
             if (block.y == 0) {
                 const uint start = table[jb.x * RADIX + d * jb.y] - base;
                 const uint stop = d + 1 < RADIX ? table[jb.x * RADIX + (d + 1) * jb.y] - base : len;
-                emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, spec.shift, !job.w, medium_n);
+                emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, spec.shift, !job.w, medium_n,
+                         copy_chunk);
             }
         }
 
@@ -455,14 +466,15 @@ __kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
 /* Local jobs: a work-group sorts one at a time in local memory and writes it to the
    primary buffers. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
+void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
     __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
     IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
     __local uint counters[PAD(RANK_COUNTERS)];
     __local uint moved, next;
     const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_LOCAL), cap);
-    for (uint j; (j = take_job(state, LIST_LOCAL, &next)) < count;) {
+    for (uint j, spent = 0; (j = take_job(state, LIST_LOCAL, count, budget, most, spent, &next)) < count;
+         spent += most) {
         const seg_job job = jobs[LIST_LOCAL * cap + j];
         const uint len = min(job.y - job.x, (uint)SMALL_N);
         __global const radix_key *src = KEYS_IN(job.w) + job.x;
@@ -495,11 +507,12 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
    that moves data puts each key straight to its slot in order, so stably; plain loops
    without barriers (the tile version costs POCL seconds to compile). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS)
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
     __local uint next_slot[PASSES * RADIX];  /* pass p's counts, then slots, at p * RADIX */
     const uint count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
-    for (uint j; (j = atomic_inc(&state[STATE_NEXT(LIST_MEDIUM)])) < count;) {
+    for (uint j, spent = 0; spent <= budget - most && (j = atomic_inc(&state[STATE_NEXT(LIST_MEDIUM)])) < count;
+         spent += most) {
         const seg_job job = jobs[LIST_MEDIUM * cap + j];
         const uint len = job.y - job.x, digits = digits_below(begin_bit, job.z);
         uint where = job.w;
@@ -541,7 +554,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
 #else
 /* Several work-items: a tile at a time, as a global pass does. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS)
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
@@ -550,7 +563,8 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
     __local uint run_begin[PAD(RADIX)];
     __local uint moved, next, trivial;
     const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
-    for (uint j; (j = take_job(state, LIST_MEDIUM, &next)) < count;) {
+    for (uint j, spent = 0; (j = take_job(state, LIST_MEDIUM, count, budget, most, spent, &next)) < count;
+         spent += most) {
         const seg_job job = jobs[LIST_MEDIUM * cap + j];
         const uint len = job.y - job.x;
         uint where = job.w;
@@ -595,12 +609,13 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
 
 /* Jobs with nothing left to sort whose keys lie in the secondary buffers: copied to the
    primary ones, a work-group per job at a time. */
-__kernel void seg_copy(BUFFER_ARGS, LIST_ARGS)
+__kernel void seg_copy(BUFFER_ARGS, LIST_ARGS, uint budget, uint most)
 {
     __local uint next;
     const uint count = list_count(state, STATE_COUNT(LIST_COPY), cap), size = get_local_size(0);
-    for (uint j; (j = take_job(state, LIST_COPY, &next)) < count;) {
+    for (uint j, spent = 0; (j = take_job(state, LIST_COPY, count, budget, most, spent, &next)) < count;) {
         const seg_job job = jobs[LIST_COPY * cap + j];
+        spent += min((job.y - job.x) / size + 3, most);  /* its loops, at most `most` (0 without a budget) */
         for (uint t = job.x + get_local_id(0); t < job.y; t += size) {
             primary[t] = secondary[t];
             IF_VALUES(primary_values[t] = secondary_values[t];)

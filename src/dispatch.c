@@ -21,19 +21,30 @@ typedef struct sort_plan {
     scan_plan scan;                       /* of the count table */
 } sort_plan;
 
-static void plan_sort(const radix_params *params, const device_limits *limits, size_t n, sort_plan *plan)
+/* 0 when the device's loop budget (loops.c) cannot run the sort. */
+static int plan_sort(const radix_params *params, const device_limits *limits, const sort_request *r,
+                     sort_plan *plan)
 {
+    const size_t n = r->n;
     plan->tile = (size_t)params->wg * params->kpt;
     const size_t tiles = (n + plan->tile - 1) / plan->tile;
     size_t max_groups = (size_t)limits->compute_units * params->groups_per_cu;
     if (max_groups < 1)
         max_groups = 1;
-    const size_t tiles_per_block = (tiles + max_groups - 1) / max_groups;
+    size_t tiles_per_block = (tiles + max_groups - 1) / max_groups;
+    /* Where loops stop early, as many more blocks as keep each block's loops within it. */
+    const cl_ulong allowed = loops_allowed(limits), most_tiles = loops_lsd_tiles(params, r->key_bytes, allowed);
+    if (most_tiles < tiles_per_block)
+        tiles_per_block = (size_t)most_tiles;
+    if (tiles_per_block == 0)
+        return 0;
     plan->groups = (cl_uint)((tiles + tiles_per_block - 1) / tiles_per_block);
     /* With several blocks, block_len * (groups - 1) < n keeps it within 32 bits. */
     plan->block_len = plan->groups == 1 ? (cl_uint)n : (cl_uint)(tiles_per_block * plan->tile);
 
     plan_scan((size_t)plan->groups << params->radix_bits, params->scan_wg, &plan->scan);
+    /* radix_trivial sums a digit's counts over the blocks in one work-item. */
+    return plan->groups < allowed;
 }
 
 /* The bytes of each temporary buffer that a multi-pass sort needs. */
@@ -54,7 +65,7 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
     /* The plan's layout is the variant's (PASSES: every pass of the key width), whatever
        the bit range (see PLAN_* in cl/common.cl). */
     const size_t most_passes = (8 * (size_t)r->key_bytes + params->radix_bits - 1) / params->radix_bits;
-    bytes[SCRATCH_PLAN] = (1 + 2 * most_passes) * word;
+    bytes[SCRATCH_PLAN] = (1 + 2 * most_passes + most_passes * radix) * word;
     scan_bytes(&plan->scan, bytes);
 }
 
@@ -65,11 +76,13 @@ static unsigned passes_of(const sort_request *r, unsigned radix_bits)
 }
 
 /* The plan of r's multi-pass sort with p, and the bytes of each temporary it needs;
-   returns their sum. */
+   returns their sum, or 0 when the device cannot run that sort (a table too large to scan,
+   or a loop budget too small). */
 static cl_ulong plan_temporaries(const clradix_sorter *sorter, const radix_program *p, const sort_request *r,
                                  unsigned passes, sort_plan *plan, size_t bytes[SCRATCH_SLOTS])
 {
-    plan_sort(&p->params, &sorter->limits, r->n, plan);
+    if (!plan_sort(&p->params, &sorter->limits, r, plan) || !scan_fits(&plan->scan))
+        return 0;
     scratch_needs(&p->params, plan, r, passes, bytes);
     return scratch_total(bytes);
 }
@@ -110,6 +123,8 @@ clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_reque
         sort_plan plan;
         size_t needs[SCRATCH_SLOTS];
         *bytes = plan_temporaries(sorter, p, r, passes, &plan, needs);
+        if (*bytes == 0)
+            *bytes = ~(cl_ulong)0;  /* fits no device memory either */
     }
     return CLRADIX_SUCCESS;
 }
@@ -177,7 +192,11 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->histogram_all, groups, p->params.wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->plan, 5, ARG(table_all), ARG(n), ARG(passes32), ARG(groups), ARG(plan_buffer));
+        err = set_args(p->trivial, 5, ARG(table_all), ARG(n), ARG(passes32), ARG(groups), ARG(plan_buffer));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->trivial, groups_for(passes * radix, p->params.scan_wg), p->params.scan_wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->plan, 2, ARG(passes32), ARG(plan_buffer));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->plan, 1, p->params.scan_wg);
 
@@ -234,9 +253,8 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
 
     sort_plan plan;
     size_t bytes[SCRATCH_SLOTS];
-    plan_temporaries(sorter, p, r, passes, &plan, bytes);
-    if (!scan_fits(&plan.scan))
-        return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* a table too large to scan */
+    if (!plan_temporaries(sorter, p, r, passes, &plan, bytes))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* a table too large to scan, or loops too long for the device */
     scratch *s;
     clradix_status status = scratch_for(sorter, bytes, &s);
     if (status != CLRADIX_SUCCESS)

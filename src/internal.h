@@ -56,6 +56,8 @@ typedef struct device_limits {
     int host_unified;        /* the device works in the host's memory (CPUs): host arrays need no copies */
     int inline_barrier_functions;  /* Intel's CPU runtime: -D INLINE_BARRIER_FUNCTIONS (cl/common.cl) */
     int runs_in_caller;      /* POCL's basic driver: commands run in the thread that enqueues them */
+    cl_ulong loop_budget;    /* loop iterations a work-item runs in one launch before its loops stop
+                                (Mesa's llvmpipe; loops.c), 0: no such limit */
 } device_limits;
 
 /* *product = a * b, or 0 when the product does not fit size_t (which the test build can
@@ -111,7 +113,7 @@ typedef struct radix_program {
     enum program_kind kind;
     radix_params params;     /* after clamping to this variant's local memory and kernels */
     cl_program program;
-    cl_kernel histogram_all, histogram, plan, gather, scan, scan_add, scatter, copy_back;
+    cl_kernel histogram_all, histogram, trivial, plan, gather, scan, scan_add, scatter, copy_back;
     cl_kernel sort_small;    /* when params.small_n > 0 */
     cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
     /* PROGRAM_SEGMENTS (cl/segments.cl); seg_local when small_n > 0, seg_argsort_prepare
@@ -206,11 +208,29 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
                              radix_params *params);
 /* The 1.0 fields of tuning from params (what clradix_sorter_tuning reports). */
 void tuning_report(const radix_params *params, clradix_tuning *tuning);
-/* Shrinks params until every kernel of the variant fits local_mem bytes of local memory,
-   or until a work-group size the kernels cannot exceed (a power of two); 0 when impossible. */
-int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes);
-/* Halves the work-group size of the sort kernels (scan_kernel 0) or of the scan; 0 at 1. */
-int tuning_halve_wg(radix_params *params, int scan_kernel);
+/* Shrinks params until every kernel of the variant fits the device's local memory and its
+   loop budget (loops.c); 0 when impossible. */
+int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_bytes, unsigned value_bytes);
+/* The local memory the largest kernel of the variant declares, as tuning_fit estimates it. */
+cl_ulong tuning_local_estimate(const radix_params *params, unsigned key_bytes, unsigned value_bytes);
+
+/* loops.c: the loop budget of the sorter's device (0: none), measured; what a planner may
+   give one work-item of a launch (~0 without a budget); and upper bounds of the loops a
+   work-item of the kernels runs for a shape q and keys of key_bytes: */
+clradix_status device_loop_budget(cl_context context, cl_device_id device, cl_ulong *budget);
+cl_ulong loops_allowed(const device_limits *limits);
+/* ... the most tiles of an LSD block (radix_histogram_all, radix_histogram, radix_scatter)
+   within allowed, 0 when not even one fits; */
+cl_ulong loops_lsd_tiles(const radix_params *q, unsigned key_bytes, cl_ulong allowed);
+/* ... radix_sort_small of n keys (and a local job of the engine, seg_local, of n keys);
+   one block of block_len keys of the engine's count or scatter; a medium job of len keys; */
+cl_ulong loops_small_sort(const radix_params *q, unsigned key_bytes, cl_ulong n);
+cl_ulong loops_engine_block(const radix_params *q, unsigned key_bytes, cl_ulong block_len);
+cl_ulong loops_medium_job(const radix_params *q, unsigned key_bytes, cl_ulong len);
+/* ... the longest slice of a flat top-k's select within allowed (0: none); one row of a
+   top-k by rows. */
+cl_ulong loops_topk_slice_cap(const radix_params *q, cl_ulong allowed);
+cl_ulong loops_topk_row(const radix_params *q, unsigned key_bytes, cl_ulong row_length);
 
 /* cache.c: compiled programs on disk. */
 int cache_enabled(cl_device_id device);  /* CLRADIX_CACHE, else on except on POCL */

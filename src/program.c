@@ -41,7 +41,7 @@ typedef struct kernel_entry {
 #define SEGMENTS (1u << PROGRAM_SEGMENTS)
 #define TOPK (1u << PROGRAM_TOPK)
 
-enum { KERNEL_COUNT = 34 };
+enum { KERNEL_COUNT = 35 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -51,6 +51,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->histogram, "radix_histogram", LSD, 0, 1 },
         { &p->scatter, "radix_scatter", LSD, 0, 1 },
         { &p->sort_small, "radix_sort_small", LSD, 0, small },
+        { &p->trivial, "radix_trivial", LSD, 1, 1 },
         { &p->plan, "radix_plan", LSD, 1, 1 },
         { &p->gather, "radix_gather", LSD, 1, 1 },
         { &p->scan, "radix_scan", LSD | SEGMENTS, 1, 1 },
@@ -62,7 +63,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->seg_argsort_prepare, "seg_argsort_prepare", SEGMENTS, 1, index_values },
         { &p->seg_blocks, "seg_blocks", SEGMENTS, 1, 1 },
         { &p->seg_histogram, "seg_histogram", SEGMENTS, 0, 1 },
-        { &p->seg_decide, "seg_decide", SEGMENTS, 0, 1 },
+        { &p->seg_decide, "seg_decide", SEGMENTS, 1, 1 },
         { &p->seg_scatter, "seg_scatter", SEGMENTS, 0, 1 },
         { &p->seg_tiny, "seg_tiny", SEGMENTS, 1, 1 },
         { &p->seg_local, "seg_local", SEGMENTS, 0, small },
@@ -311,18 +312,21 @@ static void store_binary(cl_program program, const uint64_t key[2])
     free(binary);
 }
 
-/* Creates the kernels of p and checks them against the device: where a kernel cannot run
-   p's shape (its own work-group limit, or local memory), shrinks p->params and sets
-   *retry. */
-/* Creates the kernels of p and checks them against the device: where a kernel cannot run
-   p's shape (its own work-group limit, or local memory), shrinks p->params and sets
-   *retry. */
+/* What the kernels of a build tell of their shape: the most local memory one of them
+   needs, and the largest work-group that every kernel run in groups of WG (wg), and of
+   SCAN_WG (scan_wg), can have. */
+typedef struct kernel_limits {
+    cl_ulong local;
+    size_t wg, scan_wg;
+} kernel_limits;
+
+/* Creates the kernels of p and reads their limits. */
 static clradix_status create_kernels(const clradix_sorter *sorter, radix_program *p, enum program_kind kind,
-                                     unsigned value_bytes, int *retry)
+                                     unsigned value_bytes, kernel_limits *found)
 {
-    const radix_params *q = &p->params;
     kernel_entry kernels[KERNEL_COUNT];
     kernel_table(p, value_bytes, kernels);
+    *found = (kernel_limits){ 0, SIZE_MAX, SIZE_MAX };
     for (int i = 0; i < KERNEL_COUNT; ++i) {
         if (!kernels[i].wanted || !(kernels[i].kinds & (1u << kind)))
             continue;
@@ -337,10 +341,9 @@ static clradix_status create_kernels(const clradix_sorter *sorter, radix_program
             || clGetKernelWorkGroupInfo(*kernels[i].kernel, sorter->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local,
                                         &local, NULL) != CL_SUCCESS)
             return CLRADIX_ERROR_OPENCL;
-        if (max_wg < (kernels[i].scan ? q->scan_wg : q->wg) || local > sorter->limits.local_mem) {
-            *retry = tuning_halve_wg(&p->params, kernels[i].scan);
-            return CLRADIX_ERROR_UNSUPPORTED;
-        }
+        size_t *wg = kernels[i].scan ? &found->scan_wg : &found->wg;
+        *wg = max_wg < *wg ? max_wg : *wg;
+        found->local = local > found->local ? local : found->local;
     }
     return CLRADIX_SUCCESS;
 }
@@ -366,10 +369,11 @@ static cl_program load_cached(clradix_sorter *sorter, const uint64_t key[2], con
 }
 
 /* Builds p with p->params, from the disk cache when it has the program, else from the
-   sources. Where a kernel cannot run that shape, shrinks p->params and sets *retry. */
+   sources, and reads its kernels' limits. *store: whether the program was compiled and
+   belongs in the disk cache (under key), should its shape be kept. */
 static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum program_kind kind,
                                  const char *const texts[MAX_SOURCES], key_variant keys, unsigned value_bytes,
-                                 int *retry)
+                                 kernel_limits *found, int *store, uint64_t key[2])
 {
     const radix_params *q = &p->params;
     char options[512];
@@ -381,19 +385,17 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
              keys.numpy_order ? " -D NUMPY_ORDER=1" : "",
              sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "",
              sorter->limits.inline_barrier_functions ? " -D INLINE_BARRIER_FUNCTIONS=1" : "");
-    *retry = 0;
 
     const int count = source_count(kind);
-    uint64_t key[2];
     const int cached = cache_enabled(sorter->device);
+    *store = 0;
     if (cached) {
         cache_key(sorter->device, texts, count, options, key);
         p->program = load_cached(sorter, key, options);
     }
     if (p->program) {
-        clradix_status status = create_kernels(sorter, p, kind, value_bytes, retry);
-        if (status == CLRADIX_SUCCESS || *retry)
-            return status;
+        if (create_kernels(sorter, p, kind, value_bytes, found) == CLRADIX_SUCCESS)
+            return CLRADIX_SUCCESS;
         program_release(p);  /* the cache must never make a build fail: compile instead */
     }
 
@@ -407,32 +409,68 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
         return err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLRADIX_ERROR_BUILD_FAILED
                                                                                   : status_from_cl(err);
     }
-    if (cached)
-        store_binary(p->program, key);
-    return create_kernels(sorter, p, kind, value_bytes, retry);
+    *store = cached;
+    return create_kernels(sorter, p, kind, value_bytes, found);
 }
 
-/* Builds the variant into p, shrinking its shape until the device can run it. */
+static size_t round_down_to_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p <= v / 2)
+        p *= 2;
+    return p;
+}
+
+/*
+ * Builds the variant into p with the sorter's shape fitted to the device (tuning_fit),
+ * then checks it against what its kernels report: a kernel whose own work-group limit is
+ * below the shape's caps that work-group size; one that needs more local memory than the
+ * device has (compilers add to what the arrays declare: rusticl reports twice as much)
+ * shrinks the local memory the shape is fitted to by as much. Then the variant is fitted
+ * and built again, until it fits or nothing is left to shrink.
+ */
 static clradix_status build(clradix_sorter *sorter, radix_program *p, enum program_kind kind, key_variant keys,
                             unsigned value_bytes)
 {
     const char *texts[MAX_SOURCES];
     int owned[MAX_SOURCES];
     clradix_status status = load_sources(sorter, kind, texts, owned);
-    p->params = sorter->params;
-    if (kind == PROGRAM_SEGMENTS && p->params.local_n)
-        p->params.small_n = p->params.local_n;  /* the engine's local class */
+    device_limits fit = sorter->limits;  /* what the shape is fitted to */
+    size_t wg_cap = SIZE_MAX, scan_wg_cap = SIZE_MAX;
     for (int attempt = 0; status == CLRADIX_SUCCESS; ++attempt) {
-        if (!tuning_fit(&p->params, sorter->limits.local_mem, keys.bytes, value_bytes)) {
+        p->params = sorter->params;
+        if (kind == PROGRAM_SEGMENTS && p->params.local_n)
+            p->params.small_n = p->params.local_n;  /* the engine's local class */
+        if (p->params.wg > wg_cap)
+            p->params.wg = (unsigned)wg_cap;
+        if (p->params.hist_copies > p->params.wg)
+            p->params.hist_copies = p->params.wg;
+        if (p->params.scan_wg > scan_wg_cap)
+            p->params.scan_wg = (unsigned)scan_wg_cap;
+        if (attempt == 16 || !tuning_fit(&p->params, &fit, keys.bytes, value_bytes)) {
             status = CLRADIX_ERROR_UNSUPPORTED;
             break;
         }
-        int retry = 0;
-        status = build_once(sorter, p, kind, texts, keys, value_bytes, &retry);
-        if (!retry || attempt == 32)
+        kernel_limits found;
+        int store;
+        uint64_t key[2];
+        status = build_once(sorter, p, kind, texts, keys, value_bytes, &found, &store, key);
+        if (status != CLRADIX_SUCCESS)
             break;
+        const int local_fits = found.local <= sorter->limits.local_mem;
+        if (local_fits && found.wg >= p->params.wg && found.scan_wg >= p->params.scan_wg) {
+            if (store)
+                store_binary(p->program, key);
+            break;
+        }
         program_release(p);
-        status = CLRADIX_SUCCESS;
+        if (found.wg < p->params.wg)
+            wg_cap = found.wg ? round_down_to_pow2(found.wg) : 1;
+        if (found.scan_wg < p->params.scan_wg)
+            scan_wg_cap = found.scan_wg ? round_down_to_pow2(found.scan_wg) : 1;
+        if (!local_fits)  /* less than the estimate of this shape, so that the next one is smaller */
+            fit.local_mem = tuning_local_estimate(&p->params, keys.bytes, value_bytes) * sorter->limits.local_mem
+                          / found.local - 1;
     }
     for (int i = 0; i < MAX_SOURCES; ++i)
         if (owned[i])

@@ -15,6 +15,7 @@ static size_t state_words(unsigned most_passes)
 typedef struct engine_plan {
     cl_uint segments;       /* level-0 jobs: num_segments, or 1 for a flat sort */
     cl_uint medium_n;       /* largest medium job */
+    cl_uint copy_chunk;     /* largest copy job */
     cl_uint cap;            /* capacity of the tiny, local, medium and copy lists */
     cl_uint cap_large;      /* capacity of one level's large list */
     cl_uint levels;         /* partition levels enqueued (0 when no job can be large) */
@@ -22,12 +23,33 @@ typedef struct engine_plan {
     cl_uint block_shift;
     cl_uint max_blocks;     /* blocks of one level at most */
     size_t block_groups;    /* work-groups of a level's count and scatter, each taking blocks in turn */
-    size_t finish_groups;   /* work-groups of the local, medium and copy kernels */
+    /* The kernels whose groups take jobs in turn (local, medium, copy): how many groups,
+       and the loop iterations each job may cost (see take_job; 0 without a budget). */
+    size_t local_groups, medium_groups, copy_groups;
+    cl_uint budget, local_most, medium_most, copy_most;
     scan_plan scan;         /* of one level's table: max_blocks * RADIX entries */
 } engine_plan;
 
+/* Work-groups for a kernel whose groups take up to `jobs` jobs in turn: as many as the
+   device runs at once, or where loops are budgeted (loops.c) enough that the jobs' loops,
+   total at most, each job's at most `most`, fit in groups that stop before `allowed`;
+   0 when not even one job fits. */
+static size_t job_groups(size_t jobs, size_t max_groups, cl_ulong total, cl_ulong most, cl_ulong allowed)
+{
+    size_t groups = jobs < max_groups ? jobs : max_groups;
+    if (allowed != ~(cl_ulong)0) {  /* a loop budget */
+        if (most > allowed)
+            return 0;
+        const cl_ulong room = allowed - most, needed = total / (room ? room : 1) + 1;
+        if (groups < needed)
+            groups = needed < SIZE_MAX ? (size_t)needed : SIZE_MAX;
+    }
+    return groups ? groups : 1;
+}
+
 /* Sizes the engine for r with p's shape, and the bytes of each temporary; returns their
-   sum, or 0 when a list or table would not be addressable by 32-bit indices. */
+   sum, or 0 when a list or table would not be addressable by 32-bit indices, or the
+   device's loop budget (loops.c) cannot run it. */
 static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p, const sort_request *r,
                             engine_plan *plan, size_t bytes[SCRATCH_SLOTS])
 {
@@ -35,22 +57,39 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     const size_t n = r->n, radix = (size_t)1 << q->radix_bits, tile = (size_t)q->wg * q->kpt;
     const unsigned passes = (r->end_bit - r->begin_bit + q->radix_bits - 1) / q->radix_bits;
     const unsigned most_passes = (8 * r->key_bytes + q->radix_bits - 1) / q->radix_bits;  /* PASSES */
+    const cl_ulong allowed = loops_allowed(&sorter->limits);
+    const int budgeted = sorter->limits.loop_budget != 0;
     size_t medium = q->medium_n > q->small_n ? q->medium_n : q->small_n;
+    while (medium > q->small_n && loops_medium_job(q, r->key_bytes, medium) > allowed)
+        medium /= 2;  /* medium jobs that one work-group's loops can finish */
     if (medium < SEGMENT_TINY_N)
         medium = SEGMENT_TINY_N;
+    /* Copies in pieces that one work-group's loops finish, and few pieces per job (one
+       work-item makes them). */
+    size_t copy_chunk = UINT32_MAX;
+    if (budgeted) {
+        copy_chunk = 64 * (size_t)q->scan_wg;
+        if (copy_chunk < groups_for(n, (size_t)(allowed / 4)))
+            copy_chunk = groups_for(n, (size_t)(allowed / 4));
+    }
 
     /* Large jobs are longer than medium_n and never overlap: at most n / (medium_n + 1) at
-       once, each making at most RADIX jobs of the next level. */
+       once, each making at most RADIX jobs of the next level, and copies in pieces. */
     const size_t segments = r->segmented ? r->num_segments : 1, most_large = n / (medium + 1);
-    const size_t levels = most_large ? passes : 0, per_level = most_large * radix < n ? most_large * radix : n;
+    const size_t levels = most_large ? passes : 0, made = most_large * radix + n / copy_chunk;
+    const size_t per_level = made < n ? made : n;
     const size_t cap = segments + levels * per_level, cap_large = most_large ? most_large : 1;
     size_t max_groups = (size_t)sorter->limits.compute_units * q->groups_per_cu;
     if (max_groups < 1)
         max_groups = 1;
-    /* Blocks: about n / max_groups keys, at least a tile, a power of two (see blocks_of). */
+    /* Blocks: about n / max_groups keys, at least a tile, a power of two (see blocks_of);
+       with a loop budget no more than one work-group's loops finish. */
     unsigned block_shift = 0;
     while (((size_t)1 << block_shift) < tile || ((size_t)1 << block_shift) < groups_for(n, max_groups))
         ++block_shift;
+    while (budgeted && ((size_t)1 << block_shift) > tile
+           && loops_engine_block(q, r->key_bytes, (size_t)1 << block_shift) > allowed)
+        --block_shift;
     const size_t block_len = (size_t)1 << block_shift;
     /* Blocks of a level: ceil(len / block_len) per job, summed: n / block_len + one per job. */
     const size_t max_blocks = levels ? n / block_len + 1 + most_large : 0;
@@ -58,14 +97,36 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
         return 0;
     plan->segments = (cl_uint)segments;
     plan->medium_n = (cl_uint)medium;
+    plan->copy_chunk = (cl_uint)copy_chunk;
     plan->cap = (cl_uint)cap;
     plan->cap_large = (cl_uint)cap_large;
     plan->levels = (cl_uint)levels;
     plan->block_len = (cl_uint)block_len;
     plan->block_shift = block_shift;
     plan->max_blocks = (cl_uint)max_blocks;
-    plan->block_groups = max_blocks < max_groups ? max_blocks : max_groups;
-    plan->finish_groups = cap < max_groups ? cap : max_groups;
+    /* Loops of one block, and of the jobs of each class: at most so many of those, as they
+       never overlap and each is longer than the class below (a copy: its keys and 3). */
+    const cl_ulong block_loops = loops_engine_block(q, r->key_bytes, block_len);
+    const size_t local_jobs = q->small_n ? n / (SEGMENT_TINY_N + 1) : 0, medium_jobs = n / (q->small_n + 1);
+    const cl_ulong local_loops = q->small_n ? loops_small_sort(q, r->key_bytes, q->small_n) : 0;
+    const cl_ulong medium_loops = loops_medium_job(q, r->key_bytes, medium);
+    const cl_ulong copy_loops = 3 + groups_for(copy_chunk, q->scan_wg);
+    plan->block_groups = levels ? job_groups(max_blocks, max_groups, max_blocks * block_loops, block_loops, allowed) : 1;
+    plan->local_groups = job_groups(local_jobs < cap ? local_jobs : cap, max_groups,
+                                    (cl_ulong)local_jobs * local_loops, local_loops, allowed);
+    plan->medium_groups = job_groups(medium_jobs < cap ? medium_jobs : cap, max_groups,
+                                     (cl_ulong)medium_jobs * medium_loops, medium_loops, allowed);
+    plan->copy_groups = job_groups(n < cap ? n : cap, max_groups, 3 * (cl_ulong)n + n / q->scan_wg, copy_loops, allowed);
+    plan->budget = budgeted ? (cl_uint)allowed : UINT32_MAX;
+    plan->local_most = budgeted ? (cl_uint)local_loops : 0;
+    plan->medium_most = budgeted ? (cl_uint)medium_loops : 0;
+    plan->copy_most = budgeted ? (cl_uint)copy_loops : 0;
+    /* One work-item's loops: seg_blocks over a level's jobs and blocks, seg_decide over a
+       job's blocks and its copy pieces. */
+    if (!plan->block_groups || !plan->local_groups || !plan->medium_groups || !plan->copy_groups
+        || 2 * groups_for(cap_large, q->scan_wg) + max_blocks + 64 > allowed
+        || max_blocks + n / copy_chunk + 1 > allowed)
+        return 0;
     plan->scan.levels = 0;
 
     const size_t word = sizeof(cl_uint);
@@ -81,7 +142,6 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
         bytes[SCRATCH_JOB_BLOCKS] = cap_large * 2 * word;
         bytes[SCRATCH_CHOSEN] = cap_large * word;
         bytes[SCRATCH_BLOCKS] = max_blocks * 2 * word;
-        bytes[SCRATCH_TABLE_ALL] = max_blocks * radix * word;
         bytes[SCRATCH_BITS] = max_blocks * 2 * r->key_bytes;
         plan_scan(max_blocks * radix, q->scan_wg, &plan->scan);
         scan_bytes(&plan->scan, bytes);
@@ -100,7 +160,7 @@ cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_prog
 /* The buffers the jobs move between (BUFFER_ARGS in cl/segments.cl). */
 typedef struct engine_buffers {
     cl_mem primary, secondary, primary_values, secondary_values;
-    cl_mem jobs, state, job_blocks, blocks, chosen, table_all, bits, table;
+    cl_mem jobs, state, job_blocks, blocks, chosen, bits, table;
 } engine_buffers;
 
 /* Sets BUFFER_ARGS then LIST_ARGS from argument 0; returns the next argument's index. */
@@ -132,23 +192,23 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
         err = set_args(p->seg_histogram, 18, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
                        ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(b->blocks), ARG(plan->max_blocks),
-                       ARG(b->table_all), ARG(b->bits), ARG(b->table));
+                       ARG(b->job_blocks), ARG(b->bits), ARG(b->table));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_decide, 12, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
-                       ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(b->job_blocks), ARG(b->table_all), ARG(b->bits),
-                       ARG(b->table), ARG(b->chosen));
+        err = set_args(p->seg_decide, 11, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
+                       ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(plan->copy_chunk), ARG(b->job_blocks),
+                       ARG(b->bits), ARG(b->chosen));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->seg_decide, plan->cap_large, q->wg);
+        err = chain_kernel(c, p->seg_decide, groups_for(plan->cap_large, q->scan_wg), q->scan_wg);
     if (err == CL_SUCCESS)
         err = enqueue_scan(c, p, &plan->scan, s);
     cl_uint i = 0;
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_scatter, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_scatter, i, 12, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
-                          ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(plan->medium_n),
+        err = set_args_at(p->seg_scatter, i, 13, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
+                          ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(plan->medium_n), ARG(plan->copy_chunk),
                           ARG(b->blocks), ARG(b->job_blocks), ARG(b->chosen), ARG(b->table));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_scatter, plan->block_groups, q->wg);
@@ -175,8 +235,9 @@ static cl_int enqueue_jobs(chain *c, const radix_program *p, const engine_plan *
             err = chain_kernel(c, p->seg_argsort_prepare, groups_for(n, q->scan_wg), q->scan_wg);
     }
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_classify, 10, ARG(offsets), ARG(segments), ARG(n), ARG(k.begin_bit), ARG(k.end_bit),
-                       ARG(plan->medium_n), ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large));
+        err = set_args(p->seg_classify, 11, ARG(offsets), ARG(segments), ARG(n), ARG(k.begin_bit), ARG(k.end_bit),
+                       ARG(plan->medium_n), ARG(plan->copy_chunk), ARG(b->jobs), ARG(b->state), ARG(plan->cap),
+                       ARG(plan->cap_large));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_classify, groups_for(segments, q->scan_wg), q->scan_wg);
     for (cl_uint level = 0; level < plan->levels && err == CL_SUCCESS; ++level)
@@ -192,19 +253,23 @@ static cl_int enqueue_jobs(chain *c, const radix_program *p, const engine_plan *
     if (err == CL_SUCCESS && p->seg_local)
         err = set_buffer_and_list_args(p->seg_local, b, plan, values, &i);
     if (err == CL_SUCCESS && p->seg_local)
-        err = set_args_at(p->seg_local, i, 4, ARG(k.begin_bit), KEY_ORDER_ARGS(&k));
+        err = set_args_at(p->seg_local, i, 6, ARG(k.begin_bit), KEY_ORDER_ARGS(&k), ARG(plan->budget),
+                          ARG(plan->local_most));
     if (err == CL_SUCCESS && p->seg_local)
-        err = chain_kernel(c, p->seg_local, plan->finish_groups, q->wg);
+        err = chain_kernel(c, p->seg_local, plan->local_groups, q->wg);
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_medium, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_medium, i, 5, ARG(k.begin_bit), ARG(k.end_bit), KEY_ORDER_ARGS(&k));
+        err = set_args_at(p->seg_medium, i, 7, ARG(k.begin_bit), ARG(k.end_bit), KEY_ORDER_ARGS(&k),
+                          ARG(plan->budget), ARG(plan->medium_most));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->seg_medium, plan->finish_groups, q->wg);
+        err = chain_kernel(c, p->seg_medium, plan->medium_groups, q->wg);
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_copy, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->seg_copy, plan->finish_groups, q->scan_wg);
+        err = set_args_at(p->seg_copy, i, 2, ARG(plan->budget), ARG(plan->copy_most));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->seg_copy, plan->copy_groups, q->scan_wg);
     return err;
 }
 
@@ -228,7 +293,6 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
         .job_blocks = s->buffer[SCRATCH_JOB_BLOCKS],
         .blocks = s->buffer[SCRATCH_BLOCKS],
         .chosen = s->buffer[SCRATCH_CHOSEN],
-        .table_all = s->buffer[SCRATCH_TABLE_ALL],
         .bits = s->buffer[SCRATCH_BITS],
         .table = s->buffer[SCRATCH_LEVELS],
     };

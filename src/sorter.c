@@ -196,6 +196,8 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
     if (status == CLRADIX_SUCCESS)
         status = query_limits(device, &sorter->limits);
     if (status == CLRADIX_SUCCESS)
+        status = device_loop_budget(context, device, &sorter->limits.loop_budget);
+    if (status == CLRADIX_SUCCESS)
         status = tuning_select(&sorter->limits, device, tuning, &sorter->params);
     radix_program *program;
     if (status == CLRADIX_SUCCESS)

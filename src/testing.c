@@ -100,6 +100,11 @@ size_t testing_max_keys_in_core(void)
     return n ? n : CLRADIX_MAX_N;
 }
 
+unsigned long testing_loop_budget(void)
+{
+    return traits.loop_budget;
+}
+
 size_t testing_size_max(void)
 {
     const size_t max = atomic_load(&size_max);
@@ -314,6 +319,16 @@ cl_kernel testing_clCreateKernel(cl_program p, const char *name, cl_int *err)
 {
     FAIL_OBJECT("clCreateKernel", err);
     return clCreateKernel(p, name, err);
+}
+
+cl_int testing_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_work_group_info name, size_t size,
+                                        void *value, size_t *size_ret)
+{
+    const cl_int err = clGetKernelWorkGroupInfo(k, d, name, size, value, size_ret);
+    const size_t most = traits.kernel_work_group;
+    if (err == CL_SUCCESS && most && name == CL_KERNEL_WORK_GROUP_SIZE && value && *(size_t *)value > most)
+        *(size_t *)value = most;
+    return err;
 }
 
 cl_int testing_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *o, const size_t *g,

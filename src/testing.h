@@ -30,6 +30,9 @@ typedef struct clradix_testing_traits {
     int big_endian;                /* CL_DEVICE_ENDIAN_LITTLE is CL_FALSE */
     int embedded;                  /* 1: EMBEDDED_PROFILE, 2: that and cles_khr_int64 */
     int discrete;                  /* CL_DEVICE_HOST_UNIFIED_MEMORY is CL_FALSE */
+    unsigned long loop_budget;     /* the sorter plans as if loops stopped after so many iterations
+                                      (loops.c), though the device runs them all */
+    size_t kernel_work_group;      /* CL_KERNEL_WORK_GROUP_SIZE of every kernel at most this */
 } clradix_testing_traits;
 void clradix_testing_set_traits(const clradix_testing_traits *traits);
 
@@ -71,6 +74,7 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
 
 size_t testing_size_max(void);
 size_t testing_max_keys_in_core(void);
+unsigned long testing_loop_budget(void);
 void *testing_malloc(size_t size);
 void *testing_calloc(size_t count, size_t size);
 char *testing_strdup(const char *text);
@@ -85,6 +89,7 @@ cl_program testing_clCreateProgramWithBinary(cl_context, cl_uint, const cl_devic
 cl_int testing_clBuildProgram(cl_program, cl_uint, const cl_device_id *, const char *,
                               void(CL_CALLBACK *)(cl_program, void *), void *);
 cl_kernel testing_clCreateKernel(cl_program, const char *, cl_int *);
+cl_int testing_clGetKernelWorkGroupInfo(cl_kernel, cl_device_id, cl_kernel_work_group_info, size_t, void *, size_t *);
 cl_int testing_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
                                       const size_t *, cl_uint, const cl_event *, cl_event *);
 cl_int testing_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint, const cl_event *, cl_event *);
@@ -106,6 +111,7 @@ void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_allo
 #define clCreateProgramWithBinary testing_clCreateProgramWithBinary
 #define clBuildProgram testing_clBuildProgram
 #define clCreateKernel testing_clCreateKernel
+#define clGetKernelWorkGroupInfo testing_clGetKernelWorkGroupInfo
 #define clEnqueueNDRangeKernel testing_clEnqueueNDRangeKernel
 #define clEnqueueMarkerWithWaitList testing_clEnqueueMarkerWithWaitList
 #define clEnqueueReadBuffer testing_clEnqueueReadBuffer

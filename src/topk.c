@@ -155,14 +155,31 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
 {
     const sort_request *r = &t->r;
     const radix_params *q = &p->params;
-    const size_t groups = q->max_groups, chunks = groups * q->wg;
+    /* Slices of the keys, one per work-group, and the candidates in chunks, one per
+       work-item (of as many work-groups again): as many as the device runs at once, or
+       more where loops are budgeted (loops.c), as few as keep them within it. */
+    const cl_ulong allowed = loops_allowed(&sorter->limits), slice_cap = loops_topk_slice_cap(q, allowed);
+    if (slice_cap == 0)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    size_t groups = q->max_groups, chunk_groups = q->max_groups;
+    if (groups < (r->n + slice_cap - 1) / slice_cap)
+        groups = (size_t)((r->n + slice_cap - 1) / slice_cap);
+    if (allowed != ~(cl_ulong)0 && chunk_groups * q->wg < r->n / (allowed / 2))
+        chunk_groups = (r->n / (allowed / 2) + q->wg - 1) / q->wg;
+    const size_t chunks = chunk_groups * q->wg, sums = chunks > groups ? chunks : groups;
+    /* One work-item's loops over the slices (topk_range_plan; topk_plan's sums of the
+       digits, then the slices' counts below the chosen one) and the chunks (topk_chunk_scan). */
+    const size_t swg = q->scan_wg;
+    if ((256 + swg - 1) / swg * (groups + 1) + (groups + swg - 1) / swg * 257 + groups + 512 > allowed
+        || chunks > allowed)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
     cl_uint low, mask;
     const cl_uint digits = top_digit(r, &low, &mask);
     const cl_uint n = (cl_uint)r->n, k = (cl_uint)t->k, slice = (cl_uint)((r->n + groups - 1) / groups);
     const cl_uint group_count = (cl_uint)groups, chunk_count = (cl_uint)chunks;
     enum { PREFIX, STATE, TABLE, BELOW, EQUAL, CANDIDATES, CANDIDATE_POSITIONS, KEYS, POSITIONS, BUFFERS };
     const size_t bytes[BUFFERS] = { r->key_bytes, (6 + 256) * sizeof(cl_uint), 256 * groups * sizeof(cl_uint),
-                                    chunks * sizeof(cl_uint), chunks * sizeof(cl_uint), r->n * r->key_bytes,
+                                    sums * sizeof(cl_uint), sums * sizeof(cl_uint), r->n * r->key_bytes,
                                     r->n * sizeof(cl_uint), t->k * r->key_bytes, t->k * sizeof(cl_uint) };
     cl_ulong total = t->held;
     for (int i = 0; i < BUFFERS; ++i)
@@ -212,7 +229,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
         err = set_args(p->topk_count, 9, ARG(b[CANDIDATES]), ARG(digit), ARG(ka.begin_bit), ARG(ka.end_bit),
                        KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]));
         if (err == CL_SUCCESS)
-            err = chain_kernel(&c, p->topk_count, groups, q->wg);
+            err = chain_kernel(&c, p->topk_count, chunk_groups, q->wg);
         if (err == CL_SUCCESS)
             err = set_args(p->topk_pick, 2, ARG(b[PREFIX]), ARG(b[STATE]));
         if (err == CL_SUCCESS)
@@ -222,7 +239,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
         err = set_args(p->topk_chunk_counts, 10, ARG(b[CANDIDATES]), ARG(ka.begin_bit), ARG(ka.end_bit),
                        KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
     if (err == CL_SUCCESS)
-        err = chain_kernel(&c, p->topk_chunk_counts, groups, q->wg);
+        err = chain_kernel(&c, p->topk_chunk_counts, chunk_groups, q->wg);
     if (err == CL_SUCCESS)
         err = set_args(p->topk_chunk_scan, 3, ARG(b[BELOW]), ARG(b[EQUAL]), ARG(chunk_count));
     if (err == CL_SUCCESS)
@@ -232,7 +249,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
                        ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]),
                        ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
-        err = chain_kernel(&c, p->topk_gather, groups, q->wg);
+        err = chain_kernel(&c, p->topk_gather, chunk_groups, q->wg);
     clradix_status status = status_from_cl(err);
     if (status == CLRADIX_SUCCESS) {
         status = sort_and_write(sorter, queue, p, t, b[KEYS], b[POSITIONS], NULL, c.last, event);
@@ -281,7 +298,14 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
                                    const topk_call *t, cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
     const sort_request *r = &t->r;
-    const size_t count = t->rows * t->k, groups = p->params.max_groups;
+    const size_t count = t->rows * t->k;
+    /* A row per work-group at a time: as many groups as the device runs at once, or where
+       loops are budgeted (loops.c) enough that each group's rows fit in it. */
+    const cl_ulong allowed = loops_allowed(&sorter->limits);
+    const cl_ulong rows_per_group = allowed / loops_topk_row(&p->params, r->key_bytes, t->row_length);
+    size_t groups = t->rows < p->params.max_groups ? t->rows : p->params.max_groups;
+    if (groups < (t->rows + rows_per_group - 1) / rows_per_group)
+        groups = (size_t)((t->rows + rows_per_group - 1) / rows_per_group);
     enum { KEYS, POSITIONS, OFFSETS, BUFFERS };
     const size_t bytes[BUFFERS] = { count * r->key_bytes, count * sizeof(cl_uint), (t->rows + 1) * sizeof(cl_uint) };
     if (bytes[KEYS] > sorter->limits.max_alloc || bytes[POSITIONS] > sorter->limits.max_alloc
@@ -303,7 +327,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
                        ARG(low), ARG(mask), ARG(ka.begin_bit), ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[KEYS]),
                        ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
-        err = chain_kernel(&c, p->topk_rows_select, t->rows < groups ? t->rows : groups, p->params.wg);
+        err = chain_kernel(&c, p->topk_rows_select, groups, p->params.wg);
     clradix_status status = status_from_cl(err);
     if (status == CLRADIX_SUCCESS) {
         status = sort_and_write(sorter, queue, p, t, b[KEYS], b[POSITIONS], b[OFFSETS], c.last, event);
@@ -335,10 +359,15 @@ static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queu
         return status;
     /* Rows up to medium_n keys (about a core's cache; what the engine gives one work-group)
        are selected one per work-group; longer ones take all work-groups in the engine. */
+    /* So are rows whose select one work-item's loops cannot finish on a device with a loop
+       budget (loops.c). */
     const unsigned sort_share = p->params.topk_sort;
+    const int rows_selected = t->row_length <= p->params.medium_n
+                           && loops_topk_row(&p->params, t->r.key_bytes, t->row_length)
+                                  <= loops_allowed(&sorter->limits);
     if (t->rows > 1)
-        status = t->row_length <= p->params.medium_n ? enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event)
-                                                     : enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event);
+        status = rows_selected ? enqueue_rows(sorter, queue, p, t, num_wait, wait_list, event)
+                               : enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event);
     else
         status = sort_share && t->k >= t->r.n / sort_share
                      ? enqueue_prefix(sorter, queue, p, t, num_wait, wait_list, event)

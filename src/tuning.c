@@ -25,6 +25,7 @@ typedef struct tuning_row {
     const char *vendor;       /* substring of CL_DEVICE_VENDOR, NULL: any */
     cl_device_type type;      /* CL_DEVICE_TYPE_ALL: any */
     const char *name;         /* substring of CL_DEVICE_NAME, NULL: any */
+    cl_ulong min_local;       /* CL_DEVICE_LOCAL_MEM_SIZE at least this (0: any) */
     row_params params;
     const char *devices;      /* the match, in words */
 } tuning_row;
@@ -38,24 +39,34 @@ static const tuning_row tuning_table[] = {
        POCL basic, in one run each; README): segments of up to 2^17 keys (two copies of
        32-bit keys in 1 MiB) in local memory, which is cached memory there, larger ones
        partitioned again. A top-k always selects: a full argsort's prefix was slower at every
-       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Measured on POCL 3.1. */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0 },
-      "CPUs" },
+       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Measured on POCL 3.1.
+       Local memory is cached memory there, as much as the tiles want (POCL 512 KiB, Intel's
+       runtime 256 KiB); CPU devices with less run work-items as SIMD lanes (below). */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, 128 * 1024,
+      { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0 }, "CPUs" },
     /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
        4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
        exactly this shape in 48 KiB of local memory (NVIDIA's limit per group; AMD and
        Intel have 64). Other variants use smaller tiles where they must: README.md lists
        them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's; a top-k
        of a quarter of the keys or more by a full sort's prefix. Not yet measured on a GPU. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
       "NVIDIA GPUs" },
-    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
-      "AMD GPUs" },
-    { "Intel", CL_DEVICE_TYPE_GPU, NULL, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "Intel GPUs" },
+    { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, 0,
+      { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "AMD GPUs" },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
+      "Intel GPUs" },
     /* Other GPUs: 32-bit keys as given in 32 KiB. */
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, { { 8, 128, 8, 4, 8, 2, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 }, "other GPUs" },
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 8, 4, 8, 2, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 }, "other GPUs" },
+    /* CPUs with little local memory, which run a work-group's work-items as the lanes of
+       SIMD instructions (Mesa's llvmpipe: 8 lanes of 32 bits, 32 KiB): one group of 8 at
+       a time, large tiles, LSD passes (at 2^20 u32 keys 2x faster than partitioning first,
+       and 8 work-items 1.2-1.4x faster than 16 or 32; rusticl 22.3, one run each). */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, 0, { { 8, 8, 128, 4, 1, 1, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 },
+      "CPUs with little local memory" },
     /* Anything else: small, conservative shape. */
-    { NULL, CL_DEVICE_TYPE_ALL, NULL, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0, 4 }, "any other device" },
+    { NULL, CL_DEVICE_TYPE_ALL, NULL, 0, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0, 4 },
+      "any other device" },
 };
 
 /* A row's fields by their CLRADIX_TUNING names: first those of clradix_tuning in version
@@ -100,11 +111,12 @@ clradix_status clradix_tuning_row(unsigned index, clradix_tuning *tuning, const 
     return CLRADIX_SUCCESS;
 }
 
-static int matches(const tuning_row *row, cl_device_type type, const char *vendor, const char *name)
+static int matches(const tuning_row *row, const device_limits *limits, const char *vendor, const char *name)
 {
-    return (row->type == CL_DEVICE_TYPE_ALL || (row->type & type))
+    return (row->type == CL_DEVICE_TYPE_ALL || (row->type & limits->type))
         && (!row->vendor || strstr(vendor, row->vendor))
-        && (!row->name || strstr(name, row->name));
+        && (!row->name || strstr(name, row->name))
+        && limits->local_mem >= row->min_local;
 }
 
 static int is_power_of_two(unsigned v)
@@ -183,7 +195,8 @@ static void params_from(const row_params *row, const device_limits *limits, radi
     params->groups_per_cu = chosen->groups_per_unit;
     params->hist_copies = chosen->hist_copies < params->wg ? chosen->hist_copies : params->wg;
     params->max_groups = limits->compute_units * chosen->groups_per_unit;
-    params->fused = chosen->fused == 2 && params->max_groups <= FUSED_GROUPS_MAX;
+    /* FUSED counts for at most MAX_GROUPS blocks: a loop budget may need more (loops.c). */
+    params->fused = chosen->fused == 2 && params->max_groups <= FUSED_GROUPS_MAX && !limits->loop_budget;
     params->small_n = chosen->small_n > 1 ? chosen->small_n : 0;
     params->scan_wg = 256 < max_wg ? 256 : max_wg;
     params->strategy = row->strategy;
@@ -200,7 +213,7 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
 
     size_t row = 0;
-    while (!matches(&tuning_table[row], limits->type, vendor, name))
+    while (!matches(&tuning_table[row], limits, vendor, name))
         ++row;  /* the last row matches everything */
     row_params chosen = tuning_table[row].params;
 
@@ -236,7 +249,8 @@ void tuning_report(const radix_params *p, clradix_tuning *tuning)
     tuning->small_n = p->small_n ? p->small_n : 1;
 }
 
-int tuning_halve_wg(radix_params *params, int scan_kernel)
+/* Halves the work-group size of the sort kernels (scan_kernel 0) or of the scan; 0 at 1. */
+static int tuning_halve_wg(radix_params *params, int scan_kernel)
 {
     unsigned *wg = scan_kernel ? &params->scan_wg : &params->wg;
     if (*wg == 1)
@@ -279,8 +293,19 @@ static local_needs local_needs_of(const radix_params *params, unsigned key_bytes
     return needs;
 }
 
-int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, unsigned value_bytes)
+cl_ulong tuning_local_estimate(const radix_params *params, unsigned key_bytes, unsigned value_bytes)
 {
+    const local_needs needs = local_needs_of(params, key_bytes, value_bytes);
+    size_t most = needs.histogram;
+    const size_t others[] = { needs.scatter, needs.small, needs.scan };
+    for (int i = 0; i < 3; ++i)
+        most = others[i] > most ? others[i] : most;
+    return most;
+}
+
+int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_bytes, unsigned value_bytes)
+{
+    const cl_ulong local_mem = limits->local_mem, allowed = loops_allowed(limits);
     for (;;) {
         const local_needs needs = local_needs_of(params, key_bytes, value_bytes);
         if (needs.histogram > local_mem) {
@@ -294,7 +319,8 @@ int tuning_fit(radix_params *params, cl_ulong local_mem, unsigned key_bytes, uns
                 params->fused = 0;
             else if (!tuning_halve_wg(params, 0))
                 return 0;
-        } else if (needs.small > local_mem) {
+        } else if (needs.small > local_mem
+                   || (params->small_n && loops_small_sort(params, key_bytes, params->small_n) > allowed)) {
             params->small_n = params->small_n / 2 >= params->wg ? params->small_n / 2 : 0;
         } else if (needs.scan > local_mem) {
             if (!tuning_halve_wg(params, 1))
@@ -320,15 +346,10 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
     limits.compute_units = compute_units;
     radix_params params;
     params_from(&chosen, &limits, &params);
-    if (!tuning_fit(&params, local_mem, key_bytes, value_bytes))
+    if (!tuning_fit(&params, &limits, key_bytes, value_bytes))
         return CLRADIX_ERROR_UNSUPPORTED;
     tuning_report(&params, shape);
-    const local_needs needs = local_needs_of(&params, key_bytes, value_bytes);
-    size_t most = needs.histogram;
-    const size_t others[] = { needs.scatter, needs.small, needs.scan };
-    for (int i = 0; i < 3; ++i)
-        most = others[i] > most ? others[i] : most;
-    *local_bytes = most;
+    *local_bytes = tuning_local_estimate(&params, key_bytes, value_bytes);
     return CLRADIX_SUCCESS;
 }
 #endif
