@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs the Debian packages that building, benchmarking and testing clradix need, then
-# from PyPI into folders of the project's own: the Python tests' optional packages, and
-# Intel's OpenCL runtime for CPUs, a second OpenCL implementation the tests run on.
+# Installs the Debian packages that building, benchmarking and testing clradix need (among
+# them Mesa's OpenCL, a third implementation the tests run on), then from PyPI into folders
+# of the project's own: the Python tests' optional packages, and Intel's OpenCL runtime for
+# CPUs, a second OpenCL implementation the tests run on.
 # Idempotent: does nothing when everything is already installed.
 set -eu
 
@@ -11,6 +12,8 @@ packages="cmake pkg-config gcc libc6-dev make ocl-icd-opencl-dev opencl-headers 
 packages="$packages g++ libboost-dev gnuplot-nox"
 # Checks: oclgrind runs the kernels looking for data races and uninitialised memory.
 packages="$packages oclgrind"
+# Mesa's OpenCL (rusticl): its llvmpipe device runs work-items as SIMD lanes, as GPUs do.
+packages="$packages mesa-opencl-icd"
 # clradix_mpi: Open MPI's headers, libraries and mpirun.
 packages="$packages libopenmpi-dev openmpi-bin"
 # The Python package's tests and benchmark: numpy, pyopencl, pytest, and venv for pip.

@@ -166,6 +166,38 @@ static const char probe_source[] =
     "    out[1] = sum;\n"
     "}\n";
 
+/* Devices probed in this process, and what they measured: a sorter's creation probes
+   once per device (a build costs that platform a tenth of a second). */
+enum { PROBED_DEVICES = 16 };
+typedef struct probe_result {
+    cl_device_id device;
+    cl_ulong budget;
+} probe_result;
+static probe_result probed[PROBED_DEVICES];
+static unsigned probed_count;
+static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int probed_before(cl_device_id device, cl_ulong *budget)
+{
+    int found = 0;
+    pthread_mutex_lock(&probed_lock);
+    for (unsigned i = 0; i < probed_count && !found; ++i)
+        if (probed[i].device == device) {
+            *budget = probed[i].budget;
+            found = 1;
+        }
+    pthread_mutex_unlock(&probed_lock);
+    return found;
+}
+
+static void remember_probe(cl_device_id device, cl_ulong budget)
+{
+    pthread_mutex_lock(&probed_lock);
+    if (probed_count < PROBED_DEVICES)
+        probed[probed_count++] = (probe_result){ device, budget };
+    pthread_mutex_unlock(&probed_lock);
+}
+
 clradix_status device_loop_budget(cl_context context, cl_device_id device, cl_ulong *budget)
 {
     *budget = 0;
@@ -180,7 +212,7 @@ clradix_status device_loop_budget(cl_context context, cl_device_id device, cl_ul
        this device is one (other drivers end no loop early, and are spared a build). */
     char platform[256];
     device_platform_name(device, platform, sizeof platform);
-    if (!strstr(platform, "rusticl") && !strstr(platform, "Clover"))
+    if ((!strstr(platform, "rusticl") && !strstr(platform, "Clover")) || probed_before(device, budget))
         return CLRADIX_SUCCESS;
     const char *source = probe_source;
     cl_int err;
@@ -220,5 +252,6 @@ clradix_status device_loop_budget(cl_context context, cl_device_id device, cl_ul
     if (err != CL_SUCCESS)
         return status_from_cl(err);
     *budget = result[0] < n ? result[0] : 0;
+    remember_probe(device, *budget);
     return CLRADIX_SUCCESS;
 }
