@@ -16,15 +16,17 @@ typedef struct grid {
     unsigned values[FIELDS][MAX_VALUES];  /* 0 ends a list */
 } grid;
 
-/* The values tried for each field, per device class. */
+/* The values tried for each field, per device class: CPUs whose local memory is cached
+   memory, and devices that run work-items as SIMD lanes (GPUs, and CPUs with little local
+   memory such as Mesa's llvmpipe). */
 static const grid cpu_grid = {
     { "RADIX_BITS", "WG", "KPT", "RANK_BITS", "GROUPS_PER_CU", "HIST_COPIES", "FUSED", "SMALL_N" },
     { { 4, 5, 6, 7, 8 }, { 1, 2, 4 }, { 4096, 16384, 32768, 65536 }, { 0 }, { 1, 2, 4 }, { 0 }, { 1, 2 }, { 0 } },
 };
 static const grid gpu_grid = {
     { "RADIX_BITS", "WG", "KPT", "RANK_BITS", "GROUPS_PER_CU", "HIST_COPIES", "FUSED", "SMALL_N" },
-    { { 4, 6, 8 }, { 64, 128, 256, 512 }, { 4, 8, 12, 16, 24 }, { 2, 4, 8 }, { 2, 4, 8, 16 }, { 1, 2, 4, 8 }, { 0 },
-      { 0 } },
+    { { 4, 6, 8 }, { 8, 16, 32, 64, 128, 256, 512 }, { 4, 8, 16, 32, 64, 128 }, { 2, 4, 8 }, { 1, 2, 4, 8, 16 },
+      { 1, 2, 4, 8 }, { 0 }, { 0 } },
 };
 
 static unsigned *field(clradix_tuning *t, int f)
@@ -99,8 +101,10 @@ int tune_device(cl_device_id device, clradix_key_type type, size_t value_size, s
         return 1;
     }
     cl_device_type kind = 0;
+    cl_ulong local_mem = 0;
     clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof kind, &kind, NULL);
-    const grid *g = kind & CL_DEVICE_TYPE_CPU ? &cpu_grid : &gpu_grid;
+    clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
+    const grid *g = kind & CL_DEVICE_TYPE_CPU && local_mem >= 128 * 1024 ? &cpu_grid : &gpu_grid;
 
     void *keys = malloc(n * type_bytes(type)), *out_keys = malloc(n * type_bytes(type));
     void *values = value_size ? malloc(n * value_size) : NULL, *out_values = value_size ? malloc(n * value_size) : NULL;

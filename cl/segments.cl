@@ -53,6 +53,17 @@ __global seg_job *large_list(LIST_ARGS, uint level)
     return jobs + LIST_LARGE * cap + (level & 1) * cap_large;
 }
 
+/* Writes a job word by word: as a vector in a loop, the compiler stores an undefined
+   vector first, which oclgrind reports. */
+void put_job(__global seg_job *at, uint begin, uint end, uint end_bit, uint where)
+{
+    __global uint *words = (__global uint *)at;
+    words[0] = begin;
+    words[1] = end;
+    words[2] = end_bit;
+    words[3] = where;
+}
+
 /* Puts the job [begin, end) with bits [begin_bit, end_bit) left, whose keys lie in
    buffer `where`, on the list of its class (a copy in pieces of copy_chunk keys); a large
    one on the list of `level`. Jobs past a list's capacity are dropped: only offsets that
@@ -69,7 +80,7 @@ void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint 
             const uint stop = end - piece > copy_chunk ? piece + copy_chunk : end;
             const uint slot = atomic_inc(&state[STATE_COUNT(LIST_COPY)]);
             if (slot < cap)
-                jobs[LIST_COPY * cap + slot] = (seg_job)(piece, stop, end_bit, where);
+                put_job(jobs + LIST_COPY * cap + slot, piece, stop, end_bit, where);
             piece = stop;
         }
         return;
@@ -78,9 +89,9 @@ void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint 
                     : len <= medium_n || level >= PASSES ? LIST_MEDIUM : LIST_LARGE;
     const uint slot = atomic_inc(&state[list == LIST_LARGE ? STATE_LARGE_COUNT(level) : STATE_COUNT(list)]);
     if (list == LIST_LARGE && slot < cap_large)
-        large_list(LIST_PASS, level)[slot] = (seg_job)(begin, end, end_bit, where);
+        put_job(large_list(LIST_PASS, level) + slot, begin, end, end_bit, where);
     else if (list != LIST_LARGE && slot < cap)
-        jobs[list * cap + slot] = (seg_job)(begin, end, end_bit, where);
+        put_job(jobs + list * cap + slot, begin, end, end_bit, where);
 }
 
 /* How many jobs a list holds. */

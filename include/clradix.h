@@ -177,7 +177,15 @@ typedef struct clradix_sorter clradix_sorter;
    context and device both NULL: the default device (see clradix_device_find), in a
    context the sorter creates and owns. Exactly one of them NULL, or a device that is
    not in context: CLRADIX_ERROR_INVALID_ARGUMENT. The sorter retains context and device
-   and releases them in clradix_sorter_release. On error *sorter is left untouched. */
+   and releases them in clradix_sorter_release. On error *sorter is left untouched.
+   Devices: every call and key type runs on any device with at least 16 KiB of local
+   memory per work-group (every full-profile device has 32 KiB) and work-group limits of
+   any size, the device's own and each kernel's (CL_KERNEL_WORK_GROUP_SIZE): the kernels'
+   shape is fitted to them, variant by variant. A device with less local memory (an
+   embedded-profile device may have 1 KiB): CLRADIX_ERROR_UNSUPPORTED here, never at a
+   later call. Mesa's llvmpipe (rusticl and Clover on a CPU) stops a work-item's loops
+   after 65535 iterations per launch; the sorter measures such a limit here and keeps
+   every launch within it. */
 CLRADIX_API clradix_status clradix_sorter_create(cl_context context, cl_device_id device, clradix_sorter **sorter);
 
 /* Releases the sorter and what it owns. Accepts NULL. Sorts already enqueued run to
@@ -228,7 +236,10 @@ typedef struct clradix_tuning {
 
 /* As clradix_sorter_create, with tuning overrides (NULL: none). A value outside its range,
    or a work-group size that is not a power of two: CLRADIX_ERROR_INVALID_ARGUMENT. Values
-   the device cannot run are reduced to fit; clradix_sorter_tuning reports what is used. */
+   the device cannot run are reduced to fit (tiles before work-groups where local memory
+   runs short; work-groups to each kernel's own limit; FUSED off where loops are budgeted);
+   a shape that cannot be reduced far enough: CLRADIX_ERROR_UNSUPPORTED.
+   clradix_sorter_tuning reports what is used. Whatever the shape, it sorts right. */
 CLRADIX_API clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id device,
                                                        const clradix_tuning *tuning, clradix_sorter **sorter);
 

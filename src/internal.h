@@ -211,6 +211,10 @@ void tuning_report(const radix_params *params, clradix_tuning *tuning);
 /* Shrinks params until every kernel of the variant fits the device's local memory and its
    loop budget (loops.c); 0 when impossible. */
 int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_bytes, unsigned value_bytes);
+/* Whether every variant fits the device (tuning_fit), which has at least the least local
+   memory the library supports (README: 16 KiB; full-profile devices have 32). */
+enum { TUNING_MIN_LOCAL_MEM = 16 * 1024 };
+int tuning_supported(const device_limits *limits, const radix_params *params);
 /* The local memory the largest kernel of the variant declares, as tuning_fit estimates it. */
 cl_ulong tuning_local_estimate(const radix_params *params, unsigned key_bytes, unsigned value_bytes);
 

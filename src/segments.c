@@ -37,7 +37,7 @@ typedef struct engine_plan {
 static size_t job_groups(size_t jobs, size_t max_groups, cl_ulong total, cl_ulong most, cl_ulong allowed)
 {
     size_t groups = jobs < max_groups ? jobs : max_groups;
-    if (allowed != ~(cl_ulong)0) {  /* a loop budget */
+    if (allowed != ~(cl_ulong)0 && jobs) {  /* a loop budget */
         if (most > allowed)
             return 0;
         const cl_ulong room = allowed - most, needed = total / (room ? room : 1) + 1;
@@ -68,7 +68,7 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
        work-item makes them). */
     size_t copy_chunk = UINT32_MAX;
     if (budgeted) {
-        copy_chunk = 64 * (size_t)q->scan_wg;
+        copy_chunk = 4 * (size_t)q->scan_wg;
         if (copy_chunk < groups_for(n, (size_t)(allowed / 4)))
             copy_chunk = groups_for(n, (size_t)(allowed / 4));
     }
@@ -107,7 +107,9 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     /* Loops of one block, and of the jobs of each class: at most so many of those, as they
        never overlap and each is longer than the class below (a copy: its keys and 3). */
     const cl_ulong block_loops = loops_engine_block(q, r->key_bytes, block_len);
-    const size_t local_jobs = q->small_n ? n / (SEGMENT_TINY_N + 1) : 0, medium_jobs = n / (q->small_n + 1);
+    const size_t below_medium = q->small_n > SEGMENT_TINY_N ? q->small_n : SEGMENT_TINY_N;
+    const size_t local_jobs = q->small_n ? n / (SEGMENT_TINY_N + 1) : 0;
+    const size_t medium_jobs = medium > below_medium ? n / (below_medium + 1) : 0;
     const cl_ulong local_loops = q->small_n ? loops_small_sort(q, r->key_bytes, q->small_n) : 0;
     const cl_ulong medium_loops = loops_medium_job(q, r->key_bytes, medium);
     const cl_ulong copy_loops = 3 + groups_for(copy_chunk, q->scan_wg);
@@ -118,8 +120,8 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
                                      (cl_ulong)medium_jobs * medium_loops, medium_loops, allowed);
     plan->copy_groups = job_groups(n < cap ? n : cap, max_groups, 3 * (cl_ulong)n + n / q->scan_wg, copy_loops, allowed);
     plan->budget = budgeted ? (cl_uint)allowed : UINT32_MAX;
-    plan->local_most = budgeted ? (cl_uint)local_loops : 0;
-    plan->medium_most = budgeted ? (cl_uint)medium_loops : 0;
+    plan->local_most = budgeted && local_jobs ? (cl_uint)local_loops : 0;
+    plan->medium_most = budgeted && medium_jobs ? (cl_uint)medium_loops : 0;
     plan->copy_most = budgeted ? (cl_uint)copy_loops : 0;
     /* One work-item's loops: seg_blocks over a level's jobs and blocks, seg_decide over a
        job's blocks and its copy pieces. */

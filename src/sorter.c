@@ -199,6 +199,8 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
         status = device_loop_budget(context, device, &sorter->limits.loop_budget);
     if (status == CLRADIX_SUCCESS)
         status = tuning_select(&sorter->limits, device, tuning, &sorter->params);
+    if (status == CLRADIX_SUCCESS && !tuning_supported(&sorter->limits, &sorter->params))
+        status = CLRADIX_ERROR_UNSUPPORTED;  /* too little local memory: now rather than at a later call */
     radix_program *program;
     if (status == CLRADIX_SUCCESS)
         status = program_get(sorter, PROGRAM_LSD, (key_variant){ 4, 0 }, 0, &program);  /* the common variant; a broken device fails here */

@@ -331,6 +331,23 @@ int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_b
     }
 }
 
+int tuning_supported(const device_limits *limits, const radix_params *params)
+{
+    if (limits->local_mem < TUNING_MIN_LOCAL_MEM)
+        return 0;
+    static const unsigned value_sizes[] = { 0, 4, 8, 16 };
+    for (unsigned key_bytes = 1; key_bytes <= (limits->int64 ? 8u : 4u); key_bytes *= 2)
+        for (int v = 0; v < 4; ++v)
+            for (int engine = 0; engine < 2; ++engine) {  /* the LSD program's shape, then the engine's */
+                radix_params shape = *params;
+                if (engine && shape.local_n)
+                    shape.small_n = shape.local_n;
+                if (!tuning_fit(&shape, limits, key_bytes, value_sizes[v]))
+                    return 0;
+            }
+    return 1;
+}
+
 #ifdef CLRADIX_TESTING
 clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem, size_t max_wg, cl_uint compute_units,
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,

@@ -45,6 +45,7 @@ typedef struct check_case {
     const char *oclgrind; /* oclgrind options: the device's limits */
     step steps[MAX_STEPS];  /* sorts on one sorter, in order; n == 0 ends the list */
     const char *environment;  /* CLRADIX_TUNING while the sorter is made, or NULL */
+    unsigned long loop_budget;  /* the sorter plans for loops that stop after so many iterations (0: none) */
 } check_case;
 
 /* Segments for every class of the engine under the thresholds the cases set: empty,
@@ -55,10 +56,14 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 /* 64-bit keys at GPU shapes sort bits 40 .. 64 (three passes): every kernel of their
    variants runs, without oclgrind simulating five more passes of the same code by hundreds
    of work-items.
-   Shapes: the device's own (clamped to oclgrind's 32 KiB of local memory), 4-bit digits
+   Shapes: the table's CPU row (one work-item per group, clamped to oclgrind's 32 KiB of
+   local memory; oclgrind's own row would be another, as its device is a GPU and a CPU at
+   once, with 32 KiB), 4-bit digits
    without and with FUSED, GPU-like ranks in two rounds, 5-bit digits with uneven rounds,
    and the table's GPU rows (rows 1 and 4) at GPU limits. */
-#define OWN { 0 }
+#define OWN { 8, 1, 65536, 8, 1, 1, 2, 65536 }      /* CPUs */
+#define OWN_ENGINE { 8, 1, 65536, 8, 1, 1, 2, 0 } /* with SMALL_N from the environment */
+#define CPU "STRATEGY=2,MEDIUM_N=131072,LOCAL_N=131072"  /* the CPU row's other fields */
 #define RADIX4 { .radix_bits = 4, .work_group_size = 8, .keys_per_item = 8, .groups_per_unit = 3, .hist_copies = 2, \
                  .fused = 1, .small_n = 1 }
 #define RADIX4_FUSED { .radix_bits = 4, .work_group_size = 8, .keys_per_item = 8, .groups_per_unit = 3, \
@@ -68,6 +73,7 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define RADIX5 { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .groups_per_unit = 3, \
                  .hist_copies = 2, .fused = 2, .small_n = 1 }
 #define GPU_ROW { 8, 256, 8, 4, 8, 4, 1, 2048 }      /* NVIDIA, AMD and Intel GPUs */
+#define SIMD_CPU_ROW { 8, 8, 128, 4, 1, 1, 1, 1024 } /* CPUs with little local memory (Mesa's llvmpipe) */
 #define OTHER_GPU_ROW { 8, 128, 8, 4, 8, 2, 1, 1024 } /* other GPUs */
 #define LIMITS_48K "--local-mem-size 49152 --max-wgsize 1024"
 #define LIMITS_64K "--local-mem-size 65536 --max-wgsize 256"
@@ -88,7 +94,8 @@ static const check_case cases[] = {
       { { CLRADIX_U32, DIST_RANDOM, 3000, KEYS(DEVICE), { 0 } },
         { CLRADIX_F32, DIST_RANDOM, 3000, PAIRS(DEVICE, 4), { 0, 0, 1 } },
         { CLRADIX_U32, DIST_EQUAL, 2000, PAIRS(DEVICE, 4), { 0 } },   /* every pass skipped */
-        { CLRADIX_U32, DIST_RANDOM, 1000, KEYS(DEVICE), { 8, 8, 0 } } } },  /* empty range */
+        { CLRADIX_U32, DIST_RANDOM, 1000, KEYS(DEVICE), { 8, 8, 0 } } },  /* empty range */
+      CPU },
     { "radix4", RADIX4, "",
       { { CLRADIX_U32, DIST_RANDOM, 2500, KEYS(DEVICE), { 0 } },
         { CLRADIX_I32, DIST_LOW_ENTROPY, 2500, PAIRS(DEVICE, 8), { 0 } },
@@ -124,7 +131,8 @@ static const check_case cases[] = {
        shrinking sizes, argsort, keys after pairs and pairs after keys (at GPU shapes over
        a few tiles each: what one call leaves is what matters here). */
     { "own", OWN, "",
-      { { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(HOST, 4), { 0 } }, { CLRADIX_U32, DIST_RANDOM, 4097, KEYS(HOST), { 0 } } } },
+      { { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(HOST, 4), { 0 } }, { CLRADIX_U32, DIST_RANDOM, 4097, KEYS(HOST), { 0 } } },
+      CPU },
     { "own", OWN, "",
       { { CLRADIX_U32, DIST_RANDOM, 4097, KEYS(HOST), { 0 } },
         { CLRADIX_U64, DIST_RANDOM, 3000, PAIRS(DEVICE, 8), { 0 } },
@@ -133,7 +141,8 @@ static const check_case cases[] = {
         { CLRADIX_F64, DIST_RANDOM, 2500, KEYS(HOST), { 0, 0, 1 } },
         { CLRADIX_U64, DIST_RANDOM, 4097, ARGSORT(DEVICE, 8), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(HOST, 4), { 0 } },
-        { CLRADIX_U32, DIST_RANDOM, 6000, KEYS(DEVICE), { 0 } } } },
+        { CLRADIX_U32, DIST_RANDOM, 6000, KEYS(DEVICE), { 0 } } },
+      CPU },
     { "gpu-like", GPU_LIKE, "",
       { { CLRADIX_U32, DIST_RANDOM, 1500, PAIRS(HOST, 4), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 300, KEYS(DEVICE), { 0 } },
@@ -150,7 +159,7 @@ static const check_case cases[] = {
        whose top digits do not vary, jobs done after a partition and copied back) and
        segment mixes, on the device's own shape, a GPU-like one, 5-bit digits without a
        local class, and the GPU rows at GPU limits. */
-    { "own engine", OWN, "",
+    { "own engine", OWN_ENGINE, "",
       { { CLRADIX_U32, DIST_RANDOM, 2000, KEYS(DEVICE), { 0 } },
         { CLRADIX_F64, DIST_SIXTEEN, 1500, PAIRS(DEVICE, 16), { 0, 0, 1 } },
         { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1500, ARGSORT(DEVICE, 8), { 0 } },
@@ -189,7 +198,7 @@ static const check_case cases[] = {
     { "gpu-row-48k narrow", GPU_ROW, LIMITS_48K,
       { { CLRADIX_U16, DIST_RANDOM, 5000, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_I8, DIST_RANDOM, 2500, ARGSORT(DEVICE, 8), { 0 } } } },
-    { "own narrow", OWN, "",
+    { "own narrow", OWN_ENGINE, "",
       { { CLRADIX_U8, DIST_RANDOM, 1500, PAIRS(DEVICE, 4), { 0 } },
         { CLRADIX_I16, DIST_RANDOM, 1, KEYS(DEVICE), { 0 }, mix } },
       ENGINE },
@@ -205,6 +214,20 @@ static const check_case cases[] = {
         { CLRADIX_BF16_NUMPY, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 0 }, mix } },
       ENGINE_GPU },
 
+    /* The row of CPUs with little local memory (tiles of 1024 keys ranked by 8 work-items),
+       as it runs on Mesa's llvmpipe: planned for its loop budget (each work-group a few
+       tiles or jobs, copies in pieces), then with a budget far smaller still. */
+    { "simd-cpu-row budget", SIMD_CPU_ROW, "",
+      { { CLRADIX_U32, DIST_RANDOM, 9000, PAIRS(DEVICE, 4), { 0 } },
+        { CLRADIX_U32, DIST_SIXTEEN, 1, ARGSORT(DEVICE, 4), { 0 }, mix },
+        { CLRADIX_F32, DIST_RANDOM, 6000, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 200 },
+        { CLRADIX_U16, DIST_RANDOM, 3000, ARGSORT(DEVICE, 4), { 0 }, NULL, 30, 9 } },
+      "MEDIUM_N=2048", 65535 },
+    { "simd-cpu-row small budget", SIMD_CPU_ROW, "",
+      { { CLRADIX_U64, DIST_LOW_ENTROPY, 5000, KEYS(DEVICE), { 40, 64, 0 } },
+        { CLRADIX_U32, DIST_TWO, 1, PAIRS(DEVICE, 8), { 0 }, mix } },
+      "STRATEGY=2,SMALL_N=64,MEDIUM_N=512", 5000 },
+
     /* Top-k: the radix select's kernels (several groups, ties at the threshold, a bit
        range, descending), rows (one work-group per row, then the engine), and the prefix
        of a full sort for a large k (TOPK_SORT) and for rows past MEDIUM_N, on the own shape
@@ -213,7 +236,8 @@ static const check_case cases[] = {
       { { CLRADIX_U32, DIST_SIXTEEN, 3000, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 700 },
         { CLRADIX_F64, DIST_RANDOM, 2000, ARGSORT(DEVICE, 8), { 5, 60, 1 }, NULL, 0, 33 },
         { CLRADIX_I16, DIST_RANDOM, 1200, ARGSORT(HOST, 4), { 0 }, NULL, 40, 7 },
-        { CLRADIX_F16_NUMPY, DIST_RANDOM, 1000, ARGSORT(DEVICE, 4), { 0, 0, 1 }, NULL, 0, 50 } } },
+        { CLRADIX_F16_NUMPY, DIST_RANDOM, 1000, ARGSORT(DEVICE, 4), { 0, 0, 1 }, NULL, 0, 50 } },
+      CPU },
     { "gpu-like top-k", GPU_LIKE, "",
       { { CLRADIX_F32_NUMPY, DIST_RANDOM, 2500, ARGSORT(DEVICE, 8), { 0, 0, 1 }, NULL, 0, 100 },
         { CLRADIX_U8, DIST_RANDOM, 1500, ARGSORT(DEVICE, 4), { 0 }, NULL, 50, 3 },
@@ -230,6 +254,8 @@ static int run_case(size_t i, cl_context context, cl_device_id device)
     test_device t = { context, device, clCreateCommandQueue(context, device, 0, &err), NULL, NULL };
     if (c->environment)
         setenv("CLRADIX_TUNING", c->environment, 1);
+    const clradix_testing_traits traits = { .loop_budget = c->loop_budget };
+    clradix_testing_set_traits(&traits);
     clradix_status status = clradix_sorter_create_tuned(context, device, &c->tuning, &t.sorter);
     if (status != CLRADIX_SUCCESS || err != CL_SUCCESS) {
         fprintf(stderr, "kernel_check: case %zu: sorter: %s\n%s\n", i, clradix_status_string(status),

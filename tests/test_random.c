@@ -2,7 +2,9 @@
  * Randomized sorts: key type, n, distribution, bit range, direction, keys, pairs or
  * argsort, and API flavour drawn at random, each checked against the oracle. CI runs a
  * fixed seed and count; CLRADIX_RANDOM_SEED and CLRADIX_RANDOM_CASES run others, and a
- * failure prints the seed and the case to repeat it.
+ * failure prints the seed and the case to repeat it. Then kernel shapes drawn from the
+ * ranges clradix_tuning allows (CLRADIX_RANDOM_SHAPES of them, the same seed), each either
+ * refused at creation or sorting right: whatever a caller asks for, no wrong result.
  */
 #include "testutil.h"
 
@@ -50,6 +52,58 @@ START_TEST(test_random_sorts)
 }
 END_TEST
 
+/* A power of two from 1 to 2^most. */
+static unsigned power_of_two(uint64_t *state, unsigned most)
+{
+    return 1u << (rng_next(state) % (most + 1));
+}
+
+START_TEST(test_random_shapes)
+{
+    const unsigned long seed = setting("CLRADIX_RANDOM_SEED", 20261130), shapes = setting("CLRADIX_RANDOM_SHAPES", 4);
+    uint64_t state = seed ^ 0x5A5A;
+    char msg[256], name[64];
+    int refused = 0;
+    for (unsigned long c = 0; c < shapes; ++c) {
+        clradix_tuning t;
+        t.radix_bits = 1 + (unsigned)(rng_next(&state) % 8);
+        t.work_group_size = power_of_two(&state, 10);
+        t.keys_per_item = 1 + (unsigned)(rng_next(&state) % 256);
+        t.rank_bits = 1 + (unsigned)(rng_next(&state) % t.radix_bits);
+        t.groups_per_unit = 1 + (unsigned)(rng_next(&state) % 16);
+        t.hist_copies = power_of_two(&state, 10);
+        if (t.hist_copies > t.work_group_size)
+            t.hist_copies = t.work_group_size;
+        t.fused = 1 + (unsigned)(rng_next(&state) % 2);
+        t.small_n = power_of_two(&state, 14);
+        char shape[160];
+        snprintf(shape, sizeof shape, "RADIX_BITS=%u,WG=%u,KPT=%u,RANK_BITS=%u,GROUPS_PER_CU=%u,HIST_COPIES=%u,FUSED=%u,"
+                 "SMALL_N=%u", t.radix_bits, t.work_group_size, t.keys_per_item, t.rank_bits, t.groups_per_unit,
+                 t.hist_copies, t.fused, t.small_n);
+        test_device td;
+        const clradix_status status = test_device_open(&td, &t);
+        if (status != CLRADIX_SUCCESS) {  /* refused, with a status: never a wrong result */
+            ck_assert_msg(status == CLRADIX_ERROR_UNSUPPORTED, "shape %s: %s", shape, clradix_status_string(status));
+            ++refused;
+            continue;
+        }
+        static const sort_call calls[] = { { API_DEVICE, SORT_KEYS, 0 }, { API_DEVICE, SORT_PAIRS, 4 } };
+        static const size_t sizes[] = { 1000, 5000, 70001 };
+        for (int z = 0; z < 3; ++z)
+            for (int k = 0; k < 3; ++k) {  /* u32 keys, u32 pairs, u64 keys */
+                const clradix_key_type type = k == 2 ? CLRADIX_U64 : CLRADIX_U32;
+                const int failed = sort_case(&td, &calls[k == 1], type, DIST_RANDOM, sizes[z], NULL, c * 10 + z, msg,
+                                             sizeof msg);
+                ck_assert_msg(!failed, "shape %s (seed %lu, shape %lu): type %d n=%zu %s: %s", shape, seed, c, type,
+                              sizes[z], sort_call_name(&calls[k == 1], name, sizeof name), msg);
+            }
+        test_device_close(&td);
+    }
+    printf("random: %lu shapes from seed %lu, %d refused at creation, the others sorting right\n", shapes, seed,
+           refused);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("random");
@@ -58,5 +112,9 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_random_sorts);
     suite_add_tcase(s, tc);
+    TCase *shapes = tcase_create("shapes");
+    tcase_set_timeout(shapes, 900);
+    tcase_add_test(shapes, test_random_shapes);
+    suite_add_tcase(s, shapes);
     return run_device_suite(s, "test_random");
 }
