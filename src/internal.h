@@ -219,8 +219,8 @@ int tuning_supported(const device_limits *limits, const radix_params *params);
 cl_ulong tuning_local_estimate(const radix_params *params, unsigned key_bytes, unsigned value_bytes);
 
 /* loops.c: the loop budget of the sorter's device (0: none), measured; what a planner may
-   give one work-item of a launch (~0 without a budget); and upper bounds of the loops a
-   work-item of the kernels runs for a shape q and keys of key_bytes: */
+   give one work-item of a launch (~0 without a budget); and the loop iterations a
+   work-item of the kernels runs, counted for a shape q and keys of key_bytes: */
 clradix_status device_loop_budget(cl_context context, cl_device_id device, cl_ulong *budget);
 cl_ulong loops_allowed(const device_limits *limits);
 /* ... the most tiles of an LSD block (radix_histogram_all, radix_histogram, radix_scatter)

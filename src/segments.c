@@ -113,12 +113,14 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     const cl_ulong local_loops = q->small_n ? loops_small_sort(q, r->key_bytes, q->small_n) : 0;
     const cl_ulong medium_loops = loops_medium_job(q, r->key_bytes, medium);
     const cl_ulong copy_loops = 3 + groups_for(copy_chunk, q->scan_wg);
-    plan->block_groups = levels ? job_groups(max_blocks, max_groups, max_blocks * block_loops, block_loops, allowed) : 1;
+    plan->block_groups =
+        levels ? job_groups(max_blocks, max_groups, max_blocks * block_loops, block_loops, allowed) : 1;
     plan->local_groups = job_groups(local_jobs < cap ? local_jobs : cap, max_groups,
                                     (cl_ulong)local_jobs * local_loops, local_loops, allowed);
     plan->medium_groups = job_groups(medium_jobs < cap ? medium_jobs : cap, max_groups,
                                      (cl_ulong)medium_jobs * medium_loops, medium_loops, allowed);
-    plan->copy_groups = job_groups(n < cap ? n : cap, max_groups, 3 * (cl_ulong)n + n / q->scan_wg, copy_loops, allowed);
+    plan->copy_groups =
+        job_groups(n < cap ? n : cap, max_groups, 3 * (cl_ulong)n + n / q->scan_wg, copy_loops, allowed);
     plan->budget = budgeted ? (cl_uint)allowed : UINT32_MAX;
     plan->local_most = budgeted && local_jobs ? (cl_uint)local_loops : 0;
     plan->medium_most = budgeted && medium_jobs ? (cl_uint)medium_loops : 0;

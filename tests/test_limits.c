@@ -114,11 +114,29 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* Less local memory than the library supports (an embedded-profile device may have
+   1 KiB): refused when the sorter is created, whatever the shape asked for. */
+START_TEST(test_too_little_local_memory)
+{
+    clradix_testing_limits(16 * 1024 - 1, 0, 0, 0);
+    clradix_sorter *sorter = NULL;
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &sorter), CLRADIX_ERROR_UNSUPPORTED);
+    const clradix_tuning small = { 4, 1, 1, 1, 1, 1, 1, 1 };
+    ck_assert_int_eq(clradix_sorter_create_tuned(NULL, NULL, &small, &sorter), CLRADIX_ERROR_UNSUPPORTED);
+    ck_assert_ptr_null(sorter);
+    clradix_testing_limits(16 * 1024, 0, 0, 0);
+    ck_assert_int_eq(clradix_sorter_create(NULL, NULL, &sorter), CLRADIX_SUCCESS);
+    clradix_sorter_release(sorter);
+    clradix_testing_limits(0, 0, 0, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("limits");
     TCase *tc = tcase_create("limits");
     tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_too_little_local_memory);
     /* A repeat run (the sanitizer build's host code): the first configuration. */
     tcase_add_loop_test(tc, test_limits, 0, test_full_scope() ? CONFIGURATIONS : 1);
     suite_add_tcase(s, tc);

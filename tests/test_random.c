@@ -77,8 +77,8 @@ START_TEST(test_random_shapes)
         t.fused = 1 + (unsigned)(rng_next(&state) % 2);
         t.small_n = power_of_two(&state, 14);
         char shape[160];
-        snprintf(shape, sizeof shape, "RADIX_BITS=%u,WG=%u,KPT=%u,RANK_BITS=%u,GROUPS_PER_CU=%u,HIST_COPIES=%u,FUSED=%u,"
-                 "SMALL_N=%u", t.radix_bits, t.work_group_size, t.keys_per_item, t.rank_bits, t.groups_per_unit,
+        snprintf(shape, sizeof shape,
+                 "RADIX_BITS=%u,WG=%u,KPT=%u,RANK_BITS=%u,GROUPS_PER_CU=%u,HIST_COPIES=%u,FUSED=%u,SMALL_N=%u", t.radix_bits, t.work_group_size, t.keys_per_item, t.rank_bits, t.groups_per_unit,
                  t.hist_copies, t.fused, t.small_n);
         test_device td;
         const clradix_status status = test_device_open(&td, &t);
