@@ -1,4 +1,7 @@
 #include "testutil.h"
+#ifdef TESTUTIL_TESTING
+#include "testing.h"
+#endif
 
 #include <dirent.h>
 #include <stdio.h>
@@ -502,6 +505,16 @@ void open_dev(const clradix_tuning *tuning)
 void close_dev(void)
 {
     test_device_close(&dev);
+#ifdef TESTUTIL_TESTING
+    /* Without Check's fork (CK_FORK=no, as ctest runs most suites) what a failed test set
+       for its calls would stay for the next test. (Limits and traits, which a test sets
+       for the sorters it opens, perhaps several in turn, it resets itself.) */
+    clradix_testing_fail_at(0);
+    clradix_testing_count_only(NULL);
+    clradix_testing_size_max(0);
+    clradix_testing_max_keys_in_core(0);
+    unsetenv("CLRADIX_TUNING");
+#endif
 }
 
 /* One segmented call on keys and values (argsort: the indices) of n elements; device calls
