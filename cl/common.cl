@@ -219,6 +219,19 @@ digit_spec pass_digit(uint pass, uint begin_bit, uint end_bit, key_order order)
 #define SOURCE(j, input, first, second) ((j) == 0 ? (input) : ((j) & 1) ? (first) : (second))
 #define TARGET(j, first, second) (((j) & 1) ? (second) : (first))
 
+/* Loops over absolute indices [first, last) (last up to 2^32 - 1, the most keys a call
+   takes) in steps: the first index at first + offset, and the one after i, each last once
+   the range is done, never an index wrapped past 2^32 (which would start over below last). */
+uint loop_start(uint first, uint offset, uint last)
+{
+    return last - first > offset ? first + offset : last;
+}
+
+uint loop_next(uint i, uint step, uint last)
+{
+    return last - i > step ? i + step : last;
+}
+
 /* Number of TILE-sized pieces of a block of count keys, without overflowing uint. */
 uint tiles_in(uint count)
 {

@@ -48,9 +48,13 @@ typedef uint4 seg_job;
 #define LIST_ARGS __global seg_job *jobs, __global uint *state, uint cap, uint cap_large
 #define LIST_PASS jobs, state, cap, cap_large
 
+/* Slot `slot` of list `list` (in jobs, of capacity cap: past 2^32 jobs before it, so not
+   in 32 bits). */
+#define LIST_AT(list, slot) (jobs + (size_t)(list) * cap + (slot))
+
 __global seg_job *large_list(LIST_ARGS, uint level)
 {
-    return jobs + LIST_LARGE * cap + (level & 1) * cap_large;
+    return LIST_AT(LIST_LARGE, (size_t)(level & 1) * cap_large);
 }
 
 /* Writes a job word by word: as a vector in a loop, the compiler stores an undefined
@@ -80,7 +84,7 @@ void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint 
             const uint stop = end - piece > copy_chunk ? piece + copy_chunk : end;
             const uint slot = atomic_inc(&state[STATE_COUNT(LIST_COPY)]);
             if (slot < cap)
-                put_job(jobs + LIST_COPY * cap + slot, piece, stop, end_bit, where);
+                put_job(LIST_AT(LIST_COPY, slot), piece, stop, end_bit, where);
             piece = stop;
         }
         return;
@@ -91,7 +95,7 @@ void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint 
     if (list == LIST_LARGE && slot < cap_large)
         put_job(large_list(LIST_PASS, level) + slot, begin, end, end_bit, where);
     else if (list != LIST_LARGE && slot < cap)
-        put_job(jobs + list * cap + slot, begin, end, end_bit, where);
+        put_job(LIST_AT(list, slot), begin, end, end_bit, where);
 }
 
 /* How many jobs a list holds. */
@@ -453,7 +457,7 @@ __kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
     const uint i = get_global_id(0);
     if (i >= list_count(state, STATE_COUNT(LIST_TINY), cap))
         return;
-    const seg_job job = jobs[LIST_TINY * cap + i];
+    const seg_job job = *LIST_AT(LIST_TINY, i);
     const uint len = min(job.y - job.x, (uint)TINY_N);
     radix_key keys[TINY_N], images[TINY_N];
     IF_VALUES(radix_value values[TINY_N];)
@@ -486,7 +490,7 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budg
     const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_LOCAL), cap);
     for (uint j, spent = 0; (j = take_job(state, LIST_LOCAL, count, budget, most, spent, &next)) < count;
          spent += most) {
-        const seg_job job = jobs[LIST_LOCAL * cap + j];
+        const seg_job job = *LIST_AT(LIST_LOCAL, j);
         const uint len = min(job.y - job.x, (uint)SMALL_N);
         __global const radix_key *src = KEYS_IN(job.w) + job.x;
         IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
@@ -524,7 +528,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
     const uint count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
     for (uint j, spent = 0; spent <= budget - most && (j = atomic_inc(&state[STATE_NEXT(LIST_MEDIUM)])) < count;
          spent += most) {
-        const seg_job job = jobs[LIST_MEDIUM * cap + j];
+        const seg_job job = *LIST_AT(LIST_MEDIUM, j);
         const uint len = job.y - job.x, digits = digits_below(begin_bit, job.z);
         uint where = job.w;
         for (uint i = 0; i < PASSES * RADIX; ++i)
@@ -576,7 +580,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
     const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
     for (uint j, spent = 0; (j = take_job(state, LIST_MEDIUM, count, budget, most, spent, &next)) < count;
          spent += most) {
-        const seg_job job = jobs[LIST_MEDIUM * cap + j];
+        const seg_job job = *LIST_AT(LIST_MEDIUM, j);
         const uint len = job.y - job.x;
         uint where = job.w;
         for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
@@ -625,9 +629,9 @@ __kernel void seg_copy(BUFFER_ARGS, LIST_ARGS, uint budget, uint most)
     __local uint next;
     const uint count = list_count(state, STATE_COUNT(LIST_COPY), cap), size = get_local_size(0);
     for (uint j, spent = 0; (j = take_job(state, LIST_COPY, count, budget, most, spent, &next)) < count;) {
-        const seg_job job = jobs[LIST_COPY * cap + j];
+        const seg_job job = *LIST_AT(LIST_COPY, j);
         spent += min((job.y - job.x) / size + 3, most);  /* its loops, at most `most` (0 without a budget) */
-        for (uint t = job.x + get_local_id(0); t < job.y; t += size) {
+        for (uint t = loop_start(job.x, get_local_id(0), job.y); t < job.y; t = loop_next(t, size, job.y)) {
             primary[t] = secondary[t];
             IF_VALUES(primary_values[t] = secondary_values[t];)
         }

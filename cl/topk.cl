@@ -112,7 +112,7 @@ void topk_count_digit(__local uint *counts, uint digit)
 void topk_count_matching(__global const radix_key *keys, uint first, uint last, uint stride, uint shift,
                          uint begin_bit, uint end_bit, key_order order, radix_key prefix, __local uint *counts)
 {
-    for (uint i = first; i < last; i += stride) {
+    for (uint i = first; i < last; i = loop_next(i, stride, last)) {
         const radix_key image = masked_image(keys[i], begin_bit, end_bit, order);
         if (topk_matches(image, shift + 8, prefix))
             topk_count_digit(counts, (uint)(image >> shift) & (TOPK_RADIX - 1));
@@ -194,11 +194,11 @@ void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint l
     const uint lo = state[TOPK_LO], hi = state[TOPK_HI];
     uint first, last, less = 0, inside = 0;
     topk_slice(n, slice, &first, &last);
-    uint i = first + get_local_id(0);
+    uint i = loop_start(first, get_local_id(0), last);
 #ifdef TOPK_VECTORS
     /* 8 keys at once where they are all below lo or all above hi (no sums of a vector's
        components: oclgrind's --uninitialized crashes on them, tests/oclgrind-vector-sum.cl) */
-    for (; i + 8 <= last; i += 8) {
+    for (; last - i >= 8; i += 8) {
         const uint8 digits = topk_top_digits8(keys, i, low, mask, KEY_ORDER);
         if (all(digits < (uint8)lo)) {
             less += 8;
@@ -208,7 +208,7 @@ void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint l
         }
     }
 #endif
-    for (; i < last; i += WG)
+    for (; i < last; i = loop_next(i, WG, last))
         topk_range_add(topk_top_digit(keys[i], low, mask, KEY_ORDER), lo, hi, &less, &inside);
 #if WG == 1
     below_at[get_group_id(0)] = less;
@@ -274,7 +274,7 @@ void topk_hist(__global const radix_key *keys, uint n, uint slice, uint low, uin
     barrier(CLK_LOCAL_MEM_FENCE);
     uint first, last;
     topk_slice(n, slice, &first, &last);
-    for (uint i = first + lid; i < last; i += WG)
+    for (uint i = loop_start(first, lid, last); i < last; i = loop_next(i, WG, last))
         topk_count_digit(counts, topk_top_digit(keys[i], low, mask, KEY_ORDER));
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint groups = get_num_groups(0), group = get_group_id(0);
@@ -353,7 +353,7 @@ void topk_split(__global const radix_key *keys, uint n, uint slice, uint low, ui
        8 at a time until one of them may be in. */
     uint i = first;
 #ifdef TOPK_VECTORS
-    for (; i + 8 <= last; i += 8)
+    for (; last - i >= 8; i += 8)
         if (any(topk_top_digits8(keys, i, low, mask, KEY_ORDER) <= (uint8)hi))
             for (uint j = i; j < i + 8; ++j)
                 topk_split_key(keys[j], j, lo, hi, low, mask, KEY_ORDER, survivors, survivor_positions, &less,
@@ -364,11 +364,11 @@ void topk_split(__global const radix_key *keys, uint n, uint slice, uint low, ui
                        candidate_positions, &same);
 #else
     __local uint scan[PAD(WG)];
-    for (uint base = first; base < last; base += WG) {
-        const uint i = base + get_local_id(0);
+    for (uint base = first; base < last; base = loop_next(base, WG, last)) {
+        const uint i = base + get_local_id(0);  /* used only below last: never wrapped */
         radix_key key = 0;
         uint digit = TOPK_RADIX;  /* past the slice: neither run */
-        if (i < last) {
+        if (get_local_id(0) < last - base) {
             key = keys[i];
             digit = topk_top_digit(key, low, mask, KEY_ORDER);
         }
@@ -521,7 +521,7 @@ void topk_rows_select(__global const radix_key *keys, uint rows, uint row_length
 #endif
     __local radix_key chosen_prefix;
     const uint lid = get_local_id(0);
-    for (uint row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+    for (uint row = get_group_id(0); row < rows; row = loop_next(row, get_num_groups(0), rows)) {
         const uint row_start = row * row_length;  /* n fits a uint */
         __global const radix_key *row_keys = keys + row_start;
         radix_key prefix = 0;
@@ -602,8 +602,8 @@ void topk_put_index(__global uint *indices, uint index_words, uint i, uint posit
     if (index_words == 1) {
         indices[i] = position;
     } else {
-        indices[2 * i + INDEX_LOW_WORD] = position;
-        indices[2 * i + 1 - INDEX_LOW_WORD] = 0;
+        indices[2 * (size_t)i + INDEX_LOW_WORD] = position;  /* past 2^31 outputs: not 32-bit */
+        indices[2 * (size_t)i + 1 - INDEX_LOW_WORD] = 0;
     }
 }
 

@@ -506,8 +506,13 @@ CLRADIX_API clradix_status clradix_argsort_host_multi(clradix_sorter *const *sor
  * row orders them: temporaries of rows x k keys and 4-byte positions. Rows longer than the
  * device's tuning row gives one work-group (MEDIUM_N) take the first k of a segmented
  * argsort instead: temporaries of n 4-byte positions and the argsort's.
- * The _host forms take and fill host arrays and block; they need the keys and the
- * temporaries to fit the device at once (else CLRADIX_ERROR_OUT_OF_RESOURCES).
+ * The _host forms take and fill host arrays and block; they need the keys, the outputs
+ * and the temporaries (the sort inside included) to fit the device at once (else
+ * CLRADIX_ERROR_OUT_OF_RESOURCES), and count all of it against the sorter's memory limit
+ * together with its other host-array calls, waiting for their memory as those do. The
+ * outputs are written only once everything has been read back: on error they are as
+ * they were. A device-buffer top-k whose temporaries do not fit the limit returns
+ * CLRADIX_ERROR_OUT_OF_RESOURCES before it enqueues anything.
  * ------------------------------------------------------------------------------ */
 
 CLRADIX_API clradix_status clradix_topk(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type,

@@ -132,8 +132,11 @@ static clradix_status check_device_call(const clradix_sorter *sorter, cl_command
     if (status == CLRADIX_SUCCESS && r->offsets) {
         /* The offsets are only read, but must not change while the kernels write. */
         buffer_span offset_span = { 0 };
-        const size_t offsets_size = (r->num_segments + 1) * sizeof(cl_uint);
-        status = check_buffer(sorter, r->offsets, offsets_size, 0, &offset_span);
+        size_t offsets_size = 0;
+        status = size_mul(r->num_segments + 1, sizeof(cl_uint), &offsets_size) ? CLRADIX_SUCCESS
+                                                                                 : CLRADIX_ERROR_INVALID_ARGUMENT;
+        if (status == CLRADIX_SUCCESS)
+            status = check_buffer(sorter, r->offsets, offsets_size, 0, &offset_span);
         if (status == CLRADIX_SUCCESS
             && ((!r->argsort && overlap(&key_span, r->keys_size, &offset_span, offsets_size))
                 || (r->values && overlap(&value_span, r->values_size, &offset_span, offsets_size))))

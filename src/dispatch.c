@@ -57,8 +57,7 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
     bytes[SCRATCH_KEYS] = r->keys_size;
     if (r->argsort && passes > 1)
         bytes[SCRATCH_KEYS_2] = r->keys_size;
-    if (r->values)
-        bytes[SCRATCH_VALUES] = r->values_size;
+    bytes[SCRATCH_VALUES] = r->values_size;  /* (by size: a host sort's estimate has no buffers yet) */
     bytes[SCRATCH_TABLE_ALL] = passes * table * word;
     if (params->fused)
         bytes[SCRATCH_PARTIALS] = plan->groups * table * word;
@@ -267,6 +266,14 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
+    int enqueued;
+    return dispatch_sort_tracked(sorter, queue, r, num_wait, wait_list, event, &enqueued);
+}
+
+clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue queue, const sort_request *r,
+                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event, int *enqueued)
+{
+    *enqueued = 0;
     const unsigned passes = passes_of(r, sorter->params.radix_bits);  /* radix_bits: the same in every variant */
     if (r->keys_size > sorter->limits.max_alloc || r->values_size > sorter->limits.max_alloc)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
@@ -283,6 +290,7 @@ clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, con
     if (status == CLRADIX_SUCCESS && !c.last && event)
         status = status_from_cl(chain_marker(&c));  /* nothing to do: an event that follows the wait list */
 
+    *enqueued = c.last != NULL;  /* every command goes through the chain */
     if (status != CLRADIX_SUCCESS) {
         if (c.last)
             clReleaseEvent(c.last);

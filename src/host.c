@@ -62,9 +62,8 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
         r->values = sorter_buffer(sorter, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, r->values_size, values, &err);
     clradix_status status = status_from_cl(err);
     cl_event sorted = NULL;
-    *touched = status == CLRADIX_SUCCESS;  /* the kernels work in the arrays themselves */
-    if (status == CLRADIX_SUCCESS)
-        status = dispatch_sort(sorter, queue, r, 0, NULL, &sorted);
+    if (status == CLRADIX_SUCCESS)  /* the kernels work in the arrays themselves, once enqueued */
+        status = dispatch_sort_tracked(sorter, queue, r, 0, NULL, &sorted, touched);
     const cl_mem written[] = { r->argsort ? NULL : r->keys, r->values };
     const size_t sizes[] = { r->keys_size, r->values_size };
     cl_event unmapped[2] = { NULL, NULL };
@@ -208,7 +207,9 @@ clradix_status host_segments_in_core(clradix_sorter *sorter, cl_command_queue qu
 {
     const size_t begin = offsets[first], count = last - first;
     sort_request c = segments_request(r, offsets, first, last);
-    const size_t offsets_bytes = (count + 1) * sizeof(cl_uint);
+    if (c.n == 0)
+        return CLRADIX_SUCCESS;  /* empty segments alone: nothing to sort (and no buffer of 0 bytes) */
+    const size_t offsets_bytes = (count + 1) * sizeof(cl_uint);  /* checked by host_segments_fit */
     cl_uint *relative = malloc(offsets_bytes);
     if (!relative)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
@@ -235,5 +236,7 @@ int host_segments_fit(clradix_sorter *sorter, const sort_request *r, const size_
                       size_t last, unsigned share)
 {
     const sort_request c = segments_request(r, offsets, first, last);
-    return c.num_segments < CLRADIX_MAX_N && fits_in_core(sorter, &c, (c.num_segments + 1) * sizeof(cl_uint), share);
+    size_t offsets_bytes;
+    return c.num_segments < CLRADIX_MAX_N && size_mul(c.num_segments + 1, sizeof(cl_uint), &offsets_bytes)
+        && fits_in_core(sorter, &c, offsets_bytes, share);
 }

@@ -296,6 +296,10 @@ typedef struct sort_request {
 } sort_request;
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
+/* dispatch_sort, telling in *enqueued whether any command was enqueued (a failure before
+   the first leaves the buffers as they were). */
+clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
+                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event, int *enqueued);
 /* The bytes of the temporaries dispatch_sort allocates for request (building the program
    it needs, whose failure it returns). */
 clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_request *request, cl_ulong *bytes);

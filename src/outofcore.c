@@ -91,6 +91,7 @@ typedef struct partition_part {
     unsigned shift, bits;
     uint64_t any, all;                /* varying_part: OR and AND of the images */
     size_t counts[PARTITION_RADIX];   /* count_part: per digit; scatter_part: next slot per digit */
+    unsigned char *groups;            /* scatter_part's SCATTER_BYTES (off the stack: workers' stacks are small) */
 } partition_part;
 
 /* The passes' loops, written once for any key width kb and value size vs and instantiated
@@ -117,13 +118,14 @@ static inline __attribute__((always_inline)) void count_range(partition_part *p,
 /* Scatter through a small buffer per digit (write-combining): a digit's elements leave in
    groups of SCATTER_GROUP, so the stores to its slot are a few whole cache lines instead
    of one partial line per element across 256 places at once. */
-enum { SCATTER_GROUP = 16 };
+enum { SCATTER_GROUP = 16, SCATTER_BYTES = PARTITION_RADIX * SCATTER_GROUP * (8 + 16) };
 
 static inline __attribute__((always_inline)) void scatter_range(partition_part *p, unsigned kb, size_t vs)
 {
     const large_sort *s = p->s;
     unsigned char *keys_to = s->keys[p->to], *values_to = s->values[p->to];
-    unsigned char key_group[PARTITION_RADIX][SCATTER_GROUP * 8], value_group[PARTITION_RADIX][SCATTER_GROUP * 16];
+    unsigned char(*key_group)[SCATTER_GROUP * 8] = (void *)p->groups;
+    unsigned char(*value_group)[SCATTER_GROUP * 16] = (void *)(p->groups + PARTITION_RADIX * SCATTER_GROUP * 8);
     unsigned filled[PARTITION_RADIX] = { 0 };
     for (size_t i = p->lo; i < p->lo + p->count; ++i) {
         const unsigned d = digit_of(s, key_load(p->keys, kb, i), p->shift, p->bits), f = filled[d];
@@ -225,22 +227,26 @@ static void copy_in_parts(void *to, const void *from, size_t bytes, unsigned thr
 
 /* Stable partition of elements [lo, lo + count) of keys (and values) by the top digit of
    the bits of [begin_bit, end_bit) that vary into slot `to`: each bucket's first element
-   and size. Returns the buckets' end bit (begin_bit: no bit varies, one bucket holds all).
-   Three reads (the bits that vary, the counts, the scatter), each shared by the host's
-   cores in consecutive parts; a part's elements go after those of the parts before it in
-   every bucket, so the order is stable. */
-static unsigned partition(large_sort *s, const unsigned char *keys, const unsigned char *values, int to, size_t lo,
-                          size_t count, unsigned end_bit, size_t first[PARTITION_RADIX],
-                          size_t counts[PARTITION_RADIX])
+   and size, and in *next_end the buckets' end bit (begin_bit: no bit varies, one bucket
+   holds all). Three reads (the bits that vary, the counts, the scatter), each shared by
+   the host's cores in consecutive parts; a part's elements go after those of the parts
+   before it in every bucket, so the order is stable. Fails only for want of host memory. */
+static clradix_status partition(large_sort *s, const unsigned char *keys, const unsigned char *values, int to,
+                                size_t lo, size_t count, unsigned end_bit, size_t first[PARTITION_RADIX],
+                                size_t counts[PARTITION_RADIX], unsigned *next_end)
 {
     unsigned parts = s->host_threads;
     while (parts > 1 && count / parts < PARTITION_PART_MIN)
         --parts;
+    unsigned char *groups = malloc((size_t)parts * SCATTER_BYTES);
+    if (!groups)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
     partition_part part[PARTITION_PARTS_MAX];
     const size_t share = count / parts;  /* the last part takes the rest */
     for (unsigned t = 0; t < parts; ++t)
         part[t] = (partition_part){ .s = s, .keys = keys, .values = values, .to = to, .lo = lo + share * t,
-                                    .count = t + 1 < parts ? share : count - share * t };
+                                    .count = t + 1 < parts ? share : count - share * t,
+                                    .groups = groups + (size_t)t * SCATTER_BYTES };
     run_in_parts(varying_part, part, sizeof part[0], parts);
     uint64_t any = 0, all = ~(uint64_t)0;
     for (unsigned t = 0; t < parts; ++t) {
@@ -271,7 +277,9 @@ static unsigned partition(large_sort *s, const unsigned char *keys, const unsign
         }
     }
     run_in_parts(scatter_part, part, sizeof part[0], parts);
-    return shift;
+    free(groups);
+    *next_end = shift;
+    return CLRADIX_SUCCESS;
 }
 
 static clradix_status sort_buckets(worker *w, int where, const size_t *first, const size_t *counts, unsigned from,
@@ -308,9 +316,10 @@ static clradix_status sort_bucket(worker *w, int where, size_t lo, size_t count,
     if (!ready)
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     size_t first[PARTITION_RADIX], counts[PARTITION_RADIX];
-    const unsigned next_end = partition(s, s->keys[where], vs ? s->values[where] : NULL, other, lo, count, end_bit,
-                                        first, counts);
-    return sort_buckets(w, other, first, counts, 0, PARTITION_RADIX, next_end);
+    unsigned next_end;
+    const clradix_status status = partition(s, s->keys[where], vs ? s->values[where] : NULL, other, lo, count,
+                                            end_bit, first, counts, &next_end);
+    return status == CLRADIX_SUCCESS ? sort_buckets(w, other, first, counts, 0, PARTITION_RADIX, next_end) : status;
 }
 
 /* Buckets from .. to - 1 of slot `where` (consecutive: bucket d is [first[d], first[d] +
@@ -479,9 +488,11 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
         for (size_t i = 0; i < r->n; ++i)
             copy_value(NULL, vs, i, s.values[0] + i * vs);
     } else if (status == CLRADIX_SUCCESS) {
-        s.bucket_end_bit = partition(&s, s.keys_in, s.values_in, 0, 0, r->n, r->end_bit, s.bucket_lo, s.bucket_count);
+        status = partition(&s, s.keys_in, s.values_in, 0, 0, r->n, r->end_bit, s.bucket_lo, s.bucket_count,
+                           &s.bucket_end_bit);
         make_tasks(&s, r->n / (4 * WORKERS_PER_SORTER * num_sorters) + 1);  /* a few tasks per worker at least */
-        status = run_workers(&s, sorters, num_sorters, queue);
+        if (status == CLRADIX_SUCCESS)
+            status = run_workers(&s, sorters, num_sorters, queue);
     }
     if (status == CLRADIX_SUCCESS) {  /* the caller's arrays change here, and only here */
         if (!r->argsort)

@@ -47,6 +47,13 @@ static size_t job_groups(size_t jobs, size_t max_groups, cl_ulong total, cl_ulon
     return groups ? groups : 1;
 }
 
+/* *bytes = count * unit; 0 when that passes what size_t holds (a 32-bit host, or the test
+   build's narrowed size_t). */
+static int bytes_for(cl_ulong count, size_t unit, size_t *bytes)
+{
+    return (size_t)count == count && size_mul((size_t)count, unit, bytes);
+}
+
 /* Sizes the engine for r with p's shape, and the bytes of each temporary; returns their
    sum, or 0 when a list or table would not be addressable by 32-bit indices, or the
    device's loop budget (loops.c) cannot run it. */
@@ -76,9 +83,10 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     /* Large jobs are longer than medium_n and never overlap: at most n / (medium_n + 1) at
        once, each making at most RADIX jobs of the next level, and copies in pieces. */
     const size_t segments = r->segmented ? r->num_segments : 1, most_large = n / (medium + 1);
-    const size_t levels = most_large ? passes : 0, made = most_large * radix + n / copy_chunk;
-    const size_t per_level = made < n ? made : n;
-    const size_t cap = segments + levels * per_level, cap_large = most_large ? most_large : 1;
+    const size_t levels = most_large ? passes : 0;
+    const cl_ulong made = (cl_ulong)most_large * radix + n / copy_chunk, per_level = made < n ? made : n;
+    const cl_ulong cap = segments + levels * per_level;  /* 64 bits: past 2^32 on a 32-bit host too */
+    const size_t cap_large = most_large ? most_large : 1;
     size_t max_groups = (size_t)sorter->limits.compute_units * q->groups_per_cu;
     if (max_groups < 1)
         max_groups = 1;
@@ -93,7 +101,7 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     const size_t block_len = (size_t)1 << block_shift;
     /* Blocks of a level: ceil(len / block_len) per job, summed: n / block_len + one per job. */
     const size_t max_blocks = levels ? n / block_len + 1 + most_large : 0;
-    if (cap > UINT32_MAX || block_len > UINT32_MAX || max_blocks * radix > UINT32_MAX)
+    if (cap > UINT32_MAX || block_len > UINT32_MAX || (cl_ulong)max_blocks * radix > UINT32_MAX)
         return 0;
     plan->segments = (cl_uint)segments;
     plan->medium_n = (cl_uint)medium;
@@ -115,12 +123,12 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     const cl_ulong copy_loops = 3 + groups_for(copy_chunk, q->scan_wg);
     plan->block_groups =
         levels ? job_groups(max_blocks, max_groups, max_blocks * block_loops, block_loops, allowed) : 1;
-    plan->local_groups = job_groups(local_jobs < cap ? local_jobs : cap, max_groups,
+    plan->local_groups = job_groups(local_jobs < cap ? local_jobs : (size_t)cap, max_groups,
                                     (cl_ulong)local_jobs * local_loops, local_loops, allowed);
-    plan->medium_groups = job_groups(medium_jobs < cap ? medium_jobs : cap, max_groups,
+    plan->medium_groups = job_groups(medium_jobs < cap ? medium_jobs : (size_t)cap, max_groups,
                                      (cl_ulong)medium_jobs * medium_loops, medium_loops, allowed);
     plan->copy_groups =
-        job_groups(n < cap ? n : cap, max_groups, 3 * (cl_ulong)n + n / q->scan_wg, copy_loops, allowed);
+        job_groups(n < cap ? n : (size_t)cap, max_groups, 3 * (cl_ulong)n + n / q->scan_wg, copy_loops, allowed);
     plan->budget = budgeted ? (cl_uint)allowed : UINT32_MAX;
     plan->local_most = budgeted && local_jobs ? (cl_uint)local_loops : 0;
     plan->medium_most = budgeted && medium_jobs ? (cl_uint)medium_loops : 0;
@@ -140,15 +148,19 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     bytes[SCRATCH_VALUES] = r->values_size;
     if (r->argsort)
         bytes[SCRATCH_KEYS_2] = r->keys_size;  /* the primary keys: a copy of the caller's */
-    bytes[SCRATCH_JOBS] = (4 * cap + 2 * cap_large) * 4 * word;
     bytes[SCRATCH_STATE] = state_words(most_passes) * word;
+    /* Job lists of 4-word jobs; a level's blocks, bits and table. */
+    if (!bytes_for(4 * cap + 2 * (cl_ulong)cap_large, 4 * word, &bytes[SCRATCH_JOBS]))
+        return 0;
     if (levels) {
-        bytes[SCRATCH_JOB_BLOCKS] = cap_large * 2 * word;
-        bytes[SCRATCH_CHOSEN] = cap_large * word;
-        bytes[SCRATCH_BLOCKS] = max_blocks * 2 * word;
-        bytes[SCRATCH_BITS] = max_blocks * 2 * r->key_bytes;
         plan_scan(max_blocks * radix, q->scan_wg, &plan->scan);
-        scan_bytes(&plan->scan, bytes);
+        if (!bytes_for(cap_large, 2 * word, &bytes[SCRATCH_JOB_BLOCKS])
+            || !bytes_for(cap_large, word, &bytes[SCRATCH_CHOSEN])
+            || !bytes_for(max_blocks, 2 * word, &bytes[SCRATCH_BLOCKS])
+            || !bytes_for(max_blocks, 2 * (size_t)r->key_bytes, &bytes[SCRATCH_BITS])
+            || !bytes_for((cl_ulong)max_blocks * radix, word, &bytes[SCRATCH_LEVELS]))
+            return 0;
+        scan_bytes(&plan->scan, bytes);  /* the first level is the largest, checked above */
     }
     return scratch_total(bytes);
 }

@@ -121,6 +121,47 @@ START_TEST(test_build_log_stays_valid)
 }
 END_TEST
 
+/* Temporaries larger than the keys, whose sizes pass what a 32-bit size_t holds before the
+   keys' do (the test build narrows size_t to 256 KiB here, so that small arrays reach
+   it): the engine's job lists (about 64 bytes per key with medium jobs of 256 keys), the
+   top-k select's positions (4 bytes per 1-byte key). Refused as too large for the host,
+   never allocated short; sorted once size_t is wide again. */
+START_TEST(test_temporaries_that_wrap)
+{
+    const size_t n = 10000, n8 = 100000;
+    close_dev();
+    setenv("CLRADIX_TUNING", "STRATEGY=2,SMALL_N=64,MEDIUM_N=256", 1);
+    open_dev(NULL);
+    unsetenv("CLRADIX_TUNING");
+    cl_int err;
+    uint8_t *host = make_keys(CLRADIX_U8, DIST_RANDOM, 4 * n, 5);
+    cl_mem keys = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * n, host, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    uint8_t *host8 = make_keys(CLRADIX_U8, DIST_RANDOM, n8, 6);
+    cl_mem keys8 = clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n8, host8, &err);
+    cl_mem out = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, 16, NULL, &err);
+    for (int narrow = 1; narrow >= 0; --narrow) {
+        clradix_testing_size_max(narrow ? 256 << 10 : 0);
+        const clradix_status want = narrow ? CLRADIX_ERROR_OUT_OF_RESOURCES : CLRADIX_SUCCESS;
+        ck_assert_int_eq(clradix_sort_keys(dev.sorter, dev.queue, CLRADIX_U32, keys, n, NULL, 0, NULL, NULL), want);
+        ck_assert_int_eq(clradix_topk(dev.sorter, dev.queue, CLRADIX_U8, keys8, n8, 16, out, NULL, 0, NULL, 0, NULL,
+                                      NULL),
+                         want);
+        ck_assert_int_eq(clFinish(dev.queue), CL_SUCCESS);
+    }
+    uint32_t sorted[10000];
+    ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, keys, CL_TRUE, 0, sizeof sorted, sorted, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (size_t i = 1; i < n; ++i)
+        ck_assert_uint_le(sorted[i - 1], sorted[i]);
+    clReleaseMemObject(keys);
+    clReleaseMemObject(keys8);
+    clReleaseMemObject(out);
+    free(host);
+    free(host8);
+}
+END_TEST
+
 /* With a 32-bit size_t, n * 4 for n = 2^30 + 1 is 4: every call must see the overflow. */
 START_TEST(test_sizes_that_wrap)
 {
@@ -292,6 +333,7 @@ int main(void)
     tcase_add_test(tc, test_build_does_not_stall_sorts);
     tcase_add_test(tc, test_build_log_stays_valid);
     tcase_add_test(tc, test_sizes_that_wrap);
+    tcase_add_test(tc, test_temporaries_that_wrap);
     tcase_add_test(tc, test_tuning_struct_of_version_1_0);
     suite_add_tcase(s, tc);
 

@@ -6,9 +6,12 @@
  * level; the memory limit's contract; faults along the way, out of core and on two
  * sorters, which must leave the arrays untouched or sorted; and, opt-in, 2^32 + 17 keys.
  */
+#define _GNU_SOURCE  /* pthread_setattr_default_np */
 #include "testing.h"
 #include "testutil.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,33 +237,239 @@ START_TEST(test_limit_holds_at_once)
 }
 END_TEST
 
-/* A host sort whose in-core attempt cannot allocate its first buffer (the device had less
-   memory than it said) sorts by parts instead, on a device that works in the host's memory
-   (buffers over the arrays) and on one with memory of its own (copies). */
-START_TEST(test_in_core_falls_back_by_parts)
+/* Skewed keys with values (90 % of them one value, the rest random: the bucket of that
+   value partitioned again and again beside the others' runs) under limits a little above
+   and below the data: the most on the device at once stays within the limit. */
+START_TEST(test_limit_holds_under_skew)
 {
-    const size_t n = 5000;
-    data x = data_make(CLRADIX_U32, DIST_RANDOM, n, 4, 9);
+    const size_t n = (size_t)1 << 20;
+    data x = data_make(CLRADIX_U32, DIST_RANDOM, n, 4, 14);
+    uint32_t *in = x.in;
+    for (size_t i = 0; i < n; ++i)
+        if (in[i] % 10 != 0)
+            in[i] = 0x12345678u;
+    free(x.perm);
+    x.perm = oracle_order(CLRADIX_U32, x.in, n, NULL);
+    static const size_t limits[] = { 13000000, 8000000, 4000000 };
     char msg[256];
-    for (int discrete = 0; discrete < 2; ++discrete) {
-        const clradix_testing_traits traits = { .discrete = discrete };
-        clradix_testing_set_traits(&traits);
-        test_device t;
-        ck_assert_int_eq(test_device_open(&t, NULL), CLRADIX_SUCCESS);
-        clradix_testing_set_traits(NULL);
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; ++l) {
         data_reset(&x);
-        clradix_testing_count_only("clCreateBuffer");
-        clradix_testing_fail_at(1);
-        const clradix_status status = clradix_sort_pairs_host(t.sorter, NULL, CLRADIX_U32, x.keys, x.values, 4, n, NULL);
-        const unsigned long buffers = clradix_testing_calls();
-        clradix_testing_fail_at(0);
-        clradix_testing_count_only(NULL);
-        ck_assert_msg(status == CLRADIX_SUCCESS, "discrete %d: %s", discrete, clradix_status_string(status));
-        ck_assert_uint_gt(buffers, 2);  /* the failed one, then the sort by parts' */
-        ck_assert_msg(!data_unsorted(&x, msg, sizeof msg), "discrete %d: %s", discrete, msg);
-        test_device_close(&t);
+        ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, limits[l]), CLRADIX_SUCCESS);
+        size_t now, peak;
+        clradix_testing_device_bytes(&now, &peak, 1);
+        ck_assert_int_eq(clradix_sort_pairs_host(dev.sorter, NULL, CLRADIX_U32, x.keys, x.values, 4, n, NULL),
+                         CLRADIX_SUCCESS);
+        clradix_testing_device_bytes(&now, &peak, 0);
+        printf("skewed keys under %zu bytes: %zu at most\n", limits[l], peak);
+        ck_assert_msg(peak <= limits[l], "limit %zu: %zu bytes on the device at once", limits[l], peak);
+        ck_assert_msg(!data_unsorted(&x, msg, sizeof msg), "limit %zu: %s", limits[l], msg);
     }
     data_free(&x);
+}
+END_TEST
+
+/* A host sort whose in-core attempt cannot allocate one of its buffers (the device had
+   less memory than it said), all of which come before its first command, sorts by parts
+   instead: on a device that works in the host's memory (buffers over the arrays) and on
+   one with memory of its own (copies); with the device's own row past its one-launch size
+   (temporaries of the engine) and by LSD passes (the pass's). */
+START_TEST(test_in_core_falls_back_by_parts)
+{
+    const size_t n = 70000;
+    data x = data_make(CLRADIX_U32, DIST_RANDOM, n, 4, 9);
+    char msg[256];
+    for (int discrete = 0; discrete < 2; ++discrete)
+        for (int lsd = 0; lsd < 2; ++lsd) {
+            unsigned long buffers = 0;  /* what the in-core sort makes: counted by the attempt without a fault */
+            for (unsigned long k = 0; k == 0 || k <= buffers; ++k) {
+                const clradix_testing_traits traits = { .discrete = discrete };
+                clradix_testing_set_traits(&traits);
+                if (lsd)
+                    setenv("CLRADIX_TUNING", "STRATEGY=1", 1);
+                test_device t;
+                ck_assert_int_eq(test_device_open(&t, NULL), CLRADIX_SUCCESS);
+                unsetenv("CLRADIX_TUNING");
+                clradix_testing_set_traits(NULL);
+                data_reset(&x);
+                clradix_testing_count_only("clCreateBuffer");
+                clradix_testing_fail_at(k);
+                const clradix_status status =
+                    clradix_sort_pairs_host(t.sorter, NULL, CLRADIX_U32, x.keys, x.values, 4, n, NULL);
+                const unsigned long made = clradix_testing_calls();
+                clradix_testing_fail_at(0);
+                clradix_testing_count_only(NULL);
+                if (k == 0)
+                    buffers = made;
+                ck_assert_msg(status == CLRADIX_SUCCESS, "discrete %d, lsd %d, buffer %lu of %lu failing: %s",
+                              discrete, lsd, k, buffers, clradix_status_string(status));
+                if (k > 0)
+                    ck_assert_uint_gt(made, buffers);  /* the failed one, then the sort by parts' */
+                ck_assert_msg(!data_unsorted(&x, msg, sizeof msg), "discrete %d, lsd %d, buffer %lu: %s", discrete,
+                              lsd, k, msg);
+                test_device_close(&t);
+            }
+            ck_assert_uint_ge(buffers, 3);  /* keys, values, temporaries */
+        }
+    data_free(&x);
+}
+END_TEST
+
+/* Segmented host sorts whose one large segment goes by parts (a quarter of its keys fit the
+   device), next to empty segments before, after and around it: keys, pairs and argsort as
+   the oracle, nothing outside the segments written. */
+START_TEST(test_empty_segments_by_parts)
+{
+    const size_t n = (size_t)1 << 17;
+    static const size_t counts[] = { 2, 2, 3, 5, 4 };
+    const size_t lengths[][5] = { { 0, n }, { n, 0 }, { 0, n, 0 }, { 0, 0, n, 0, 0 }, { 7, 0, n - 7, 0 } };
+    static const sort_call calls[] = { { API_HOST, SORT_KEYS, 0 }, { API_HOST, SORT_PAIRS, 4 },
+                                       { API_HOST, SORT_ARGSORT, 4 } };
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, n), CLRADIX_SUCCESS);
+    char msg[256], name[64];
+    for (size_t p = 0; p < sizeof counts / sizeof counts[0]; ++p)
+        for (int c = 0; c < 3; ++c) {
+            const int failed = segments_case(&dev, &calls[c], CLRADIX_U32, DIST_RANDOM, lengths[p], counts[p], 0, 0,
+                                             NULL, 40 + p, NULL, msg, sizeof msg);
+            ck_assert_msg(!failed, "lengths %zu, %s: %s", p, sort_call_name(&calls[c], name, sizeof name), msg);
+        }
+}
+END_TEST
+
+/* A sort by parts of x under dev's limit, on a thread of its own. */
+static void *sort_by_parts_thread(void *arg)
+{
+    const data *x = arg;
+    return (void *)(intptr_t)clradix_sort_pairs_host(dev.sorter, NULL, x->type, x->keys, x->values, x->value_size,
+                                                     x->n, NULL);
+}
+
+/* A sort by parts whose threads have stacks of 128 KiB (musl's default for threads, or a
+   small `ulimit -s`): the caller's, the workers' and the partition's (the process's
+   default, which the library's threads get). 64-bit keys with 16-byte values whose every
+   key falls in one bucket level after level: partitions within partitions. (Its programs
+   and POCL's threads are made first, with the stacks they like.) */
+START_TEST(test_small_thread_stacks)
+{
+    const size_t n = (size_t)1 << 16, small = 128 << 10;
+    data x = data_make(CLRADIX_U64, DIST_BOTTOM_DIGIT, n, 16, 13);
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, n * 24 / 8), CLRADIX_SUCCESS);
+    char msg[256];
+    pthread_attr_t attr;
+    ck_assert_int_eq(pthread_getattr_default_np(&attr), 0);
+    for (int stacks = 0; stacks < 2; ++stacks) {  /* the usual ones, then the small ones */
+        data_reset(&x);
+        ck_assert_int_eq(pthread_attr_setstacksize(&attr, stacks ? small : 8 << 20), 0);
+        ck_assert_int_eq(pthread_setattr_default_np(&attr), 0);
+        pthread_t id;
+        void *status;
+        ck_assert_int_eq(pthread_create(&id, &attr, sort_by_parts_thread, &x), 0);
+        ck_assert_int_eq(pthread_join(id, &status), 0);
+        ck_assert_int_eq((clradix_status)(intptr_t)status, CLRADIX_SUCCESS);
+        ck_assert_msg(!data_unsorted(&x, msg, sizeof msg), "stacks of %zu bytes: %s", stacks ? small : 8 << 20, msg);
+    }
+    pthread_attr_destroy(&attr);
+    data_free(&x);
+}
+END_TEST
+
+/* Two top-k host calls at once on one sorter: rows x length u32 keys, k per row. */
+typedef struct topk_thread {
+    const uint32_t *keys;
+    size_t rows, length, k;
+    uint32_t *out_keys, *out_indices;
+    clradix_status status;
+} topk_thread;
+
+static void *topk_rows_thread(void *arg)
+{
+    topk_thread *t = arg;
+    t->status = clradix_topk_rows_host(dev.sorter, NULL, CLRADIX_U32, t->keys, t->rows, t->length, t->k, t->out_keys,
+                                       t->out_indices, 4, NULL);
+    return NULL;
+}
+
+/* 0 when out holds the first k keys and positions of each row's stable sort. */
+static int topk_wrong(const uint32_t *keys, size_t rows, size_t length, size_t k, const uint32_t *out_keys,
+                      const uint32_t *out_indices)
+{
+    int wrong = 0;
+    for (size_t row = 0; row < rows && !wrong; ++row) {
+        size_t *perm = oracle_order(CLRADIX_U32, keys + row * length, length, NULL);
+        for (size_t j = 0; j < k && !wrong; ++j)
+            wrong = out_indices[row * k + j] != perm[j] || out_keys[row * k + j] != keys[row * length + perm[j]];
+        free(perm);
+    }
+    return wrong;
+}
+
+/* Top-k host calls keep within the sorter's memory limit (device buffers counted by the
+   test build), everything a call holds at once included (the keys and outputs, the
+   select's or the full sort's temporaries, the sort inside): flat by a full argsort
+   (TOPK_SORT=4, k = n) under a limit it fits only in part (refused, outputs untouched, or
+   within it), and by rows from two threads under a limit that holds one call and not
+   two (the second waits). */
+START_TEST(test_topk_within_limit)
+{
+    const size_t n = (size_t)1 << 20;
+    uint32_t *keys = make_keys(CLRADIX_U32, DIST_RANDOM, n, 12);
+    uint32_t *out[2][2];
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+            out[i][j] = malloc(n * sizeof(uint32_t));
+    size_t now, peak;
+
+    close_dev();
+    setenv("CLRADIX_TUNING", "TOPK_SORT=4", 1);
+    open_dev(NULL);
+    unsetenv("CLRADIX_TUNING");
+    const size_t limit = 24u << 20;
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, limit), CLRADIX_SUCCESS);
+    memset(out[0][0], 0xAB, n * sizeof(uint32_t));
+    clradix_testing_device_bytes(&now, &peak, 1);
+    clradix_status status = clradix_topk_host(dev.sorter, NULL, CLRADIX_U32, keys, n, n, out[0][0], out[0][1], 4, NULL);
+    clradix_testing_device_bytes(&now, &peak, 0);
+    ck_assert_msg(peak <= limit, "flat top-k: %zu bytes on the device at once, limit %zu", peak, limit);
+    if (status == CLRADIX_SUCCESS) {
+        ck_assert(!topk_wrong(keys, 1, n, n, out[0][0], out[0][1]));
+    } else {
+        ck_assert_int_eq(status, CLRADIX_ERROR_OUT_OF_RESOURCES);
+        for (size_t i = 0; i < n; ++i)
+            ck_assert_uint_eq(out[0][0][i], 0xABABABABu);
+    }
+    printf("top-k of %zu keys, k = n, under %zu bytes: %s, %zu bytes at most\n", n, limit,
+           clradix_status_string(status), peak);
+
+    /* Rows: what one call holds, then two calls under one and a half of it. */
+    const size_t rows = 1024, length = n / rows, k = 512;
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 0), CLRADIX_SUCCESS);
+    clradix_testing_device_bytes(&now, &peak, 1);
+    ck_assert_int_eq(clradix_topk_rows_host(dev.sorter, NULL, CLRADIX_U32, keys, rows, length, k, out[0][0], out[0][1],
+                                            4, NULL),
+                     CLRADIX_SUCCESS);
+    clradix_testing_device_bytes(&now, &peak, 0);
+    const size_t one = peak, shared = one + one / 2;
+    ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, shared), CLRADIX_SUCCESS);
+    clradix_testing_device_bytes(&now, &peak, 1);
+    topk_thread t[2];
+    pthread_t ids[2];
+    for (int i = 0; i < 2; ++i) {
+        t[i] = (topk_thread){ keys, rows, length, k, out[i][0], out[i][1], CLRADIX_ERROR_OPENCL };
+        ck_assert_int_eq(pthread_create(&ids[i], NULL, topk_rows_thread, &t[i]), 0);
+    }
+    for (int i = 0; i < 2; ++i)
+        pthread_join(ids[i], NULL);
+    clradix_testing_device_bytes(&now, &peak, 0);
+    for (int i = 0; i < 2; ++i) {
+        ck_assert_msg(t[i].status == CLRADIX_SUCCESS, "thread %d: %s", i, clradix_status_string(t[i].status));
+        ck_assert(!topk_wrong(keys, rows, length, k, out[i][0], out[i][1]));
+    }
+    ck_assert_msg(peak <= shared, "two top-k by rows: %zu bytes on the device at once, limit %zu (one: %zu)", peak,
+                  shared, one);
+    printf("two top-k by rows at once: %zu bytes at most, limit %zu, one alone %zu\n", peak, shared, one);
+    free(keys);
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+            free(out[i][j]);
 }
 END_TEST
 
@@ -300,7 +509,11 @@ int main(void)
     tcase_add_test(tc, test_memory_limit);
     tcase_add_test(tc, test_faults_by_parts);
     tcase_add_test(tc, test_limit_holds_at_once);
+    tcase_add_test(tc, test_limit_holds_under_skew);
     tcase_add_test(tc, test_in_core_falls_back_by_parts);
+    tcase_add_test(tc, test_empty_segments_by_parts);
+    tcase_add_test(tc, test_topk_within_limit);
+    tcase_add_test(tc, test_small_thread_stacks);
     suite_add_tcase(s, tc);
     const char *huge = getenv("CLRADIX_TEST_HUGE");
     if (huge && !strcmp(huge, "1")) {
