@@ -441,11 +441,13 @@ static void *sort_worker(void *arg)
     return NULL;
 }
 
-/* 2 and 4 threads sharing one sorter, 100 checked sorts each (a repeat run: 30), each
-   thread on a queue of its own; then 3 threads that share the caller's queue as well. */
+/* 2 and 4 threads sharing one sorter, 100 checked sorts each (a repeat run: 15), each
+   thread on a queue of its own; then 3 threads that share the caller's queue as well (40,
+   a repeat run 20). */
 START_TEST(test_threads)
 {
-    const int threads = _i == 0 ? 2 : _i == 1 ? 4 : 3, sorts = _i == 2 ? 40 : test_full_scope() ? 100 : 30;
+    const int full = test_full_scope(), threads = _i == 0 ? 2 : _i == 1 ? 4 : 3;
+    const int sorts = _i == 2 ? (full ? 40 : 20) : full ? 100 : 15;
     pthread_t ids[4];
     worker workers[4] = { { 0 } };
     for (int i = 0; i < threads; ++i) {

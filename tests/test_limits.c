@@ -1,6 +1,6 @@
 /*
  * Devices smaller than the ones the tests run on, faked by the test build: local memory of
- * 16 or 32 KiB, kernels whose own work-group limit (CL_KERNEL_WORK_GROUP_SIZE) is 32 or 64
+ * 16 or 32 KiB, kernels whose own work-group limit (CL_KERNEL_WORK_GROUP_SIZE) is 32
  * work-items, and loops that stop after so many iterations per work-item (a loop budget,
  * as Mesa's llvmpipe has; loops.c). Under each, the table's first GPU row (256 x 8), fitted
  * to those limits as a GPU with them would fit it: every key type and every call (keys,
@@ -9,9 +9,9 @@
  * several tiles and blocks. Each limit is faked on a device that has more:
  * CLRADIX_TEST_LIMITS=simd runs the loop budget on Mesa's llvmpipe (32 KiB, kernels of 32,
  * work-items in SIMD lanes; its kernels report twice the local memory they declare, so
- * less faked there would be less than it says), cpu the others on POCL; unset, all. (The
- * 48 and 64 KiB limits of real GPUs are test_gpu_rows's; the row of CPUs with little local
- * memory runs on llvmpipe itself in the rusticl suites.)
+ * less faked there would be less than it says), cpu 16 KiB on POCL; unset, both. (The 48
+ * and 64 KiB limits of real GPUs are test_gpu_rows's; llvmpipe's own 32 KiB and kernels
+ * of 32 run every suite in the rusticl runs.)
  */
 #include "testing.h"
 #include "testutil.h"
@@ -30,7 +30,6 @@ typedef struct limits {
 /* Each limit once at least; the budget small enough that work-groups take a few tiles, a
    block or a few jobs each, and copies go in pieces. */
 static const limits configurations[] = {
-    { "32 KiB, kernels of 64 work-items", 32 * 1024, 1024, 64, 0, 0 },
     { "16 KiB, kernels of 32 work-items", 16 * 1024, 1024, 32, 0, 0 },
     { "32 KiB, kernels of 32 work-items, loops of 24000 iterations", 32 * 1024, 1024, 32, 24000, 1 },
 };
