@@ -282,7 +282,7 @@ clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue qu
     if (status != CLRADIX_SUCCESS)
         return status;
 
-    chain c = { queue, num_wait, wait_list, NULL };
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
     radix_program *kernels = p ? program_kernels_take(sorter, p, &status) : NULL;
     if (status == CLRADIX_SUCCESS)
         status = enqueue_sort(sorter, &c, kernels, r, passes);
@@ -290,7 +290,7 @@ clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue qu
     if (status == CLRADIX_SUCCESS && !c.last && event)
         status = status_from_cl(chain_marker(&c));  /* nothing to do: an event that follows the wait list */
 
-    *enqueued = c.last != NULL;  /* every command goes through the chain */
+    *enqueued = c.tried;  /* every command goes through the chain */
     if (status != CLRADIX_SUCCESS) {
         if (c.last)
             clReleaseEvent(c.last);

@@ -38,6 +38,7 @@ cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg)
 {
     const size_t global = groups * wg;
     cl_event event = NULL;
+    c->tried = 1;
     cl_int err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &wg, chain_wait_count(c),
                                         chain_wait_list(c), &event);
     return chain_push(c, err, event);
@@ -46,6 +47,7 @@ cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg)
 cl_int chain_marker(chain *c)
 {
     cl_event event = NULL;
+    c->tried = 1;
     cl_int err = clEnqueueMarkerWithWaitList(c->queue, chain_wait_count(c), chain_wait_list(c), &event);
     return chain_push(c, err, event);
 }

@@ -296,8 +296,8 @@ typedef struct sort_request {
 } sort_request;
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
-/* dispatch_sort, telling in *enqueued whether any command was enqueued (a failure before
-   the first leaves the buffers as they were). */
+/* dispatch_sort, telling in *enqueued whether any command was enqueued or tried (a failure
+   before that, in an allocation, leaves the buffers as they were). */
 clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                                      cl_uint num_wait, const cl_event *wait_list, cl_event *event, int *enqueued);
 /* The bytes of the temporaries dispatch_sort allocates for request (building the program
@@ -368,6 +368,7 @@ typedef struct chain {
     cl_uint num_wait;
     const cl_event *wait_list;
     cl_event last;
+    int tried;  /* a command was enqueued, or failed to be */
 } chain;
 cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg);
 cl_int chain_marker(chain *c);

@@ -249,7 +249,7 @@ static clradix_status write_first_k(cl_command_queue queue, const radix_program 
     /* An output not wanted gets a buffer of the call's that the kernel never writes. */
     const cl_mem out_keys = t->out_keys ? t->out_keys : order, out_indices = t->out_indices ? t->out_indices : order;
     const size_t wg = p->params.scan_wg;
-    chain out = { queue, 1, &ready, NULL };
+    chain out = { queue, 1, &ready, NULL, 0 };
     cl_int err = set_args(p->topk_write, 10, ARG(t->r.keys), ARG(order), ARG(stride), ARG(row_length), ARG(k),
                           ARG(count), ARG(out_keys), ARG(want_keys), ARG(out_indices), ARG(index_words));
     if (err == CL_SUCCESS)
@@ -290,7 +290,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     key_args ka;
     make_key_args(r, &ka);
 
-    chain c = { queue, num_wait, wait_list, NULL };
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
     cl_int err = set_args(p->topk_sample, 10, ARG(r->keys), ARG(n), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka), ARG(k),
                           ARG(b[PREFIX]), ARG(b[STATE]));
     if (err == CL_SUCCESS)
@@ -381,7 +381,7 @@ static clradix_status enqueue_rows(clradix_sorter *sorter, cl_command_queue queu
     const cl_uint rows = (cl_uint)t->rows, row_length = (cl_uint)t->row_length, k = (cl_uint)t->k;
     cl_uint low, mask;
     const cl_uint digits = top_digit(r, &low, &mask);
-    chain c = { queue, num_wait, wait_list, NULL };
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
     cl_int err = set_args(p->topk_rows_select, 14, ARG(r->keys), ARG(rows), ARG(row_length), ARG(k), ARG(digits),
                           ARG(low), ARG(mask), ARG(ka.begin_bit), ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[KEYS]),
                           ARG(b[POSITIONS]));
@@ -438,7 +438,7 @@ static clradix_status enqueue_nothing(cl_command_queue queue, cl_uint num_wait, 
 {
     if (!event)
         return CLRADIX_SUCCESS;
-    chain c = { queue, num_wait, wait_list, NULL };
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
     const clradix_status status = status_from_cl(chain_marker(&c));
     return hand_over(status, c.last, event);
 }
