@@ -75,6 +75,13 @@ static inline int size_mul(size_t a, size_t b, size_t *product)
     return 1;
 }
 
+/* *bytes = count * unit for a count that may pass size_t (64-bit plans on a 32-bit host);
+   0 when the product does not fit, as size_mul. */
+static inline int size_mul_count(cl_ulong count, size_t unit, size_t *bytes)
+{
+    return (size_t)count == count && size_mul((size_t)count, unit, bytes);
+}
+
 /* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
    value size class. */
 enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_TOPK, PROGRAM_KINDS };

@@ -47,13 +47,6 @@ static size_t job_groups(size_t jobs, size_t max_groups, cl_ulong total, cl_ulon
     return groups ? groups : 1;
 }
 
-/* *bytes = count * unit; 0 when that passes what size_t holds (a 32-bit host, or the test
-   build's narrowed size_t). */
-static int bytes_for(cl_ulong count, size_t unit, size_t *bytes)
-{
-    return (size_t)count == count && size_mul((size_t)count, unit, bytes);
-}
-
 /* Sizes the engine for r with p's shape, and the bytes of each temporary; returns their
    sum, or 0 when a list or table would not be addressable by 32-bit indices, or the
    device's loop budget (loops.c) cannot run it. */
@@ -150,15 +143,15 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
         bytes[SCRATCH_KEYS_2] = r->keys_size;  /* the primary keys: a copy of the caller's */
     bytes[SCRATCH_STATE] = state_words(most_passes) * word;
     /* Job lists of 4-word jobs; a level's blocks, bits and table. */
-    if (!bytes_for(4 * cap + 2 * (cl_ulong)cap_large, 4 * word, &bytes[SCRATCH_JOBS]))
+    if (!size_mul_count(4 * cap + 2 * (cl_ulong)cap_large, 4 * word, &bytes[SCRATCH_JOBS]))
         return 0;
     if (levels) {
         plan_scan(max_blocks * radix, q->scan_wg, &plan->scan);
-        if (!bytes_for(cap_large, 2 * word, &bytes[SCRATCH_JOB_BLOCKS])
-            || !bytes_for(cap_large, word, &bytes[SCRATCH_CHOSEN])
-            || !bytes_for(max_blocks, 2 * word, &bytes[SCRATCH_BLOCKS])
-            || !bytes_for(max_blocks, 2 * (size_t)r->key_bytes, &bytes[SCRATCH_BITS])
-            || !bytes_for((cl_ulong)max_blocks * radix, word, &bytes[SCRATCH_LEVELS]))
+        if (!size_mul_count(cap_large, 2 * word, &bytes[SCRATCH_JOB_BLOCKS])
+            || !size_mul_count(cap_large, word, &bytes[SCRATCH_CHOSEN])
+            || !size_mul_count(max_blocks, 2 * word, &bytes[SCRATCH_BLOCKS])
+            || !size_mul_count(max_blocks, 2 * (size_t)r->key_bytes, &bytes[SCRATCH_BITS])
+            || !size_mul_count((cl_ulong)max_blocks * radix, word, &bytes[SCRATCH_LEVELS]))
             return 0;
         scan_bytes(&plan->scan, bytes);  /* the first level is the largest, checked above */
     }

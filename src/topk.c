@@ -55,12 +55,9 @@ static clradix_status check_topk(const clradix_sorter *sorter, clradix_key_type 
    could be so large; the test build narrows size_t to check what a 32-bit host wraps). */
 static int add_bytes(cl_ulong *total, size_t count, size_t size, size_t *bytes)
 {
-    size_t product;
-    if (!size_mul(count, size, &product))
+    if (!size_mul(count, size, bytes))
         return 0;
-    if (bytes)
-        *bytes = product;
-    *total += product;
+    *total += *bytes;
     return 1;
 }
 
