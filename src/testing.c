@@ -331,10 +331,34 @@ cl_int testing_clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_w
     return err;
 }
 
+/* What a device with the forced limits would answer to a launch in work-groups of
+   local_size: CL_INVALID_WORK_GROUP_SIZE past the kernel's own limit or the device's,
+   CL_OUT_OF_RESOURCES (as GPUs say it) when the kernel's local memory is past the device's;
+   else CL_SUCCESS. So a kernel launched past a faked limit fails its test. */
+static cl_int forced_launch_limits(cl_command_queue q, cl_kernel k, const size_t *local_size)
+{
+    cl_device_id d;
+    if (!local_size || clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof d, &d, NULL) != CL_SUCCESS)
+        return CL_SUCCESS;
+    size_t most = 0;
+    cl_ulong local = 0;
+    if (testing_clGetKernelWorkGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, NULL) == CL_SUCCESS
+        && (local_size[0] > most || (forced_max_wg && local_size[0] > forced_max_wg)))
+        return CL_INVALID_WORK_GROUP_SIZE;
+    if (forced_local_mem
+        && clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL) == CL_SUCCESS
+        && local > forced_local_mem)
+        return CL_OUT_OF_RESOURCES;
+    return CL_SUCCESS;
+}
+
 cl_int testing_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *o, const size_t *g,
                                       const size_t *l, cl_uint n, const cl_event *w, cl_event *e)
 {
-    return fails("clEnqueueNDRangeKernel") ? CL_OUT_OF_RESOURCES : clEnqueueNDRangeKernel(q, k, dims, o, g, l, n, w, e);
+    if (fails("clEnqueueNDRangeKernel"))
+        return CL_OUT_OF_RESOURCES;
+    const cl_int refused = forced_launch_limits(q, k, l);
+    return refused != CL_SUCCESS ? refused : clEnqueueNDRangeKernel(q, k, dims, o, g, l, n, w, e);
 }
 
 cl_int testing_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e)

@@ -1,17 +1,19 @@
 /*
  * Devices smaller than the ones the tests run on, faked by the test build: local memory of
- * 16 or 32 KiB, kernels whose own work-group limit (CL_KERNEL_WORK_GROUP_SIZE) is 32
- * work-items, and loops that stop after so many iterations per work-item (a loop budget,
- * as Mesa's llvmpipe has; loops.c). Under each, the table's first GPU row (256 x 8), fitted
- * to those limits as a GPU with them would fit it: every key type and every call (keys,
+ * 16, 32 or 64 KiB, kernels whose own work-group limit (CL_KERNEL_WORK_GROUP_SIZE) is 32,
+ * 64 or 256 work-items, and loops that stop after so many iterations per work-item (a loop
+ * budget, as Mesa's llvmpipe has; loops.c). Under each, a GPU row fitted to those limits
+ * as a GPU with them would fit it (the table's first GPU row, 256 x 8, or a caller's row of
+ * 1024 work-items where the kernels' limit is 256): every key type and every call (keys,
  * pairs of every value size, argsort, device buffers and host arrays, segments, top-k flat
  * and by rows) sorts right against the oracle, past the single-launch size and over
  * several tiles and blocks. Each limit is faked on a device that has more:
- * CLRADIX_TEST_LIMITS=simd runs the loop budget on Mesa's llvmpipe (32 KiB, kernels of 32,
- * work-items in SIMD lanes; its kernels report twice the local memory they declare, so
- * less faked there would be less than it says), cpu 16 KiB on POCL; unset, both. (The 48
- * and 64 KiB limits of real GPUs are test_gpu_rows's; llvmpipe's own 32 KiB and kernels
- * of 32 run every suite in the rusticl runs.)
+ * CLRADIX_TEST_LIMITS names the configuration a run covers (16k, 32k, 64k on POCL; simd,
+ * the loop budget, on Mesa's llvmpipe: 32 KiB, kernels of 32, work-items in SIMD lanes;
+ * its kernels report twice the local memory they declare, so less faked there would be
+ * less than it says); unset, every one. (48 KiB and 64 KiB with work-groups of 256 at
+ * most are test_gpu_rows's; llvmpipe's own 32 KiB and kernels of 32 run every suite in
+ * the rusticl runs.)
  */
 #include "testing.h"
 #include "testutil.h"
@@ -21,27 +23,31 @@
 #include <string.h>
 
 typedef struct limits {
-    const char *name;
-    size_t local_mem, max_wg, kernel_wg;
+    const char *id, *name;
+    size_t local_mem, kernel_wg;
+    unsigned row_wg;            /* 0: the first GPU row's work-group size; else this one, as a caller asks */
     unsigned long loop_budget;  /* 0: the device's own */
-    int simd;                   /* run on llvmpipe (CLRADIX_TEST_LIMITS=simd) rather than POCL */
+    int simd;                   /* run on llvmpipe rather than POCL */
 } limits;
 
-/* Each limit once at least; the budget small enough that work-groups take a few tiles, a
-   block or a few jobs each, and copies go in pieces. */
+/* Each limit once at least, each on its own run (one per ctest test, so that they share the
+   cores); the budget small enough that work-groups take a few tiles, a block or a few jobs
+   each, and copies go in pieces. */
 static const limits configurations[] = {
-    { "16 KiB, kernels of 32 work-items", 16 * 1024, 1024, 32, 0, 0 },
-    { "32 KiB, kernels of 32 work-items, loops of 24000 iterations", 32 * 1024, 1024, 32, 24000, 1 },
+    { "16k", "16 KiB, kernels of 32 work-items", 16 * 1024, 32, 0, 0, 0 },
+    { "32k", "32 KiB, kernels of 64 work-items", 32 * 1024, 64, 0, 0, 0 },
+    { "64k", "64 KiB, kernels of 256 work-items, a row of 1024", 64 * 1024, 256, 1024, 0, 0 },
+    { "simd", "32 KiB, kernels of 32 work-items, loops of 24000 iterations", 32 * 1024, 32, 0, 24000, 1 },
 };
-enum { CONFIGURATIONS = sizeof configurations / sizeof configurations[0], MAX_CONFIGURATIONS = 8 };
+enum { CONFIGURATIONS = sizeof configurations / sizeof configurations[0] };
 
 /* The configurations this run covers (CLRADIX_TEST_LIMITS); their count. */
-static int chosen_configurations(const limits *chosen[MAX_CONFIGURATIONS])
+static int chosen_configurations(const limits *chosen[CONFIGURATIONS])
 {
     const char *which = getenv("CLRADIX_TEST_LIMITS");
     int count = 0;
     for (int c = 0; c < CONFIGURATIONS; ++c)
-        if (!which || !strcmp(which, configurations[c].simd ? "simd" : "cpu"))
+        if (!which || !strcmp(which, configurations[c].id))
             chosen[count++] = &configurations[c];
     return count;
 }
@@ -67,7 +73,7 @@ enum { SEGMENTS = sizeof lengths / sizeof lengths[0] };
 /* Test _i: the run's configuration _i. */
 START_TEST(test_limits)
 {
-    const limits *chosen[MAX_CONFIGURATIONS];
+    const limits *chosen[CONFIGURATIONS];
     ck_assert_int_lt(_i, chosen_configurations(chosen));
     const limits *l = chosen[_i];
     clradix_tuning row = { 0 };
@@ -75,7 +81,9 @@ START_TEST(test_limits)
     for (unsigned r = 0; clradix_tuning_row(r, &row, &devices) == CLRADIX_SUCCESS; ++r)
         if (strstr(devices, "GPU"))
             break;
-    clradix_testing_limits(l->local_mem, l->max_wg, 0, 0);
+    if (l->row_wg)
+        row.work_group_size = l->row_wg;
+    clradix_testing_limits(l->local_mem, 0, 0, 0);
     clradix_testing_traits traits = { 0 };
     traits.kernel_work_group = l->kernel_wg;
     traits.loop_budget = l->loop_budget;
@@ -85,8 +93,7 @@ START_TEST(test_limits)
     unsetenv("CLRADIX_TUNING");
     clradix_tuning used;
     ck_assert_int_eq(clradix_sorter_tuning(dev.sorter, &used), CLRADIX_SUCCESS);
-    if (l->kernel_wg)
-        ck_assert_uint_le(used.work_group_size, l->kernel_wg);
+    ck_assert_uint_le(used.work_group_size, l->kernel_wg);
     const size_t tile = (size_t)used.work_group_size * used.keys_per_item;
 
     char msg[256], name[64];
@@ -152,7 +159,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_too_little_local_memory);
     /* A repeat run (the sanitizer build's host code): the first configuration. */
-    const limits *chosen[MAX_CONFIGURATIONS];
+    const limits *chosen[CONFIGURATIONS];
     const int count = chosen_configurations(chosen);
     tcase_add_loop_test(tc, test_limits, 0, test_full_scope() || count == 0 ? count : 1);
     suite_add_tcase(s, tc);
