@@ -16,8 +16,18 @@ typedef enum bench_dist {
     DIST_FEW,         /* 16 values */
     DIST_LOWENTROPY,  /* AND of three random words */
     DIST_RANGE16,     /* uniform in 0 .. 2^16 - 1: small values in wide keys */
+    DIST_UNIT,        /* floats uniform in [0, 1); integers uniform below 2^20 (8- and 16-bit: every value) */
+    DIST_NORMAL,      /* floats: standard normal; integers: normal around the range's middle (0 if
+                         signed), standard deviation 2^(bits/2), rounded and clamped */
+    DIST_ZIPF,        /* Zipf's law, exponent 1.1, over 1 .. the largest integer of the type
+                         (floats: the largest integer they hold exactly), as a key of the type */
     DIST_COUNT
 } bench_dist;
+
+/* workload.c: the next word of a splitmix64 generator. distributions.c: a key of type
+   drawn from d (DIST_UNIT, DIST_NORMAL or DIST_ZIPF). */
+uint64_t bench_random(uint64_t *state);
+uint64_t real_key(clradix_key_type type, bench_dist d, uint64_t *state);
 
 /* timing.c */
 double seconds(void);  /* a monotonic clock */

@@ -7,7 +7,7 @@
 const char *dist_name(bench_dist d)
 {
     static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "few", "lowentropy",
-                                                      "range16" };
+                                                      "range16", "unit", "normal", "zipf" };
     return d < DIST_COUNT ? names[d] : "?";
 }
 
@@ -30,7 +30,7 @@ unsigned type_bytes(clradix_key_type type)
     }
 }
 
-static uint64_t splitmix(uint64_t *state)
+uint64_t bench_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -88,7 +88,7 @@ uint64_t order_image(clradix_key_type type, uint64_t key)
 static uint64_t random_key(clradix_key_type type, uint64_t *state)
 {
     for (;;) {
-        const uint64_t r = splitmix(state);
+        const uint64_t r = bench_random(state);
         if ((type == CLRADIX_F32 || type == CLRADIX_F32_NUMPY) && ((r >> 23) & 0xFF) == 0xFF)
             continue;
         if ((type == CLRADIX_F64 || type == CLRADIX_F64_NUMPY) && ((r >> 52) & 0x7FF) == 0x7FF)
@@ -125,9 +125,10 @@ void make_keys(clradix_key_type type, bench_dist d, size_t n, uint64_t seed, voi
         uint64_t v;
         switch (d) {
         case DIST_EQUAL: v = pool[0]; break;
-        case DIST_FEW: v = pool[splitmix(&state) & 15]; break;
-        case DIST_LOWENTROPY: v = splitmix(&state) & splitmix(&state) & splitmix(&state); break;
-        case DIST_RANGE16: v = splitmix(&state) & 0xFFFF; break;
+        case DIST_FEW: v = pool[bench_random(&state) & 15]; break;
+        case DIST_LOWENTROPY: v = bench_random(&state) & bench_random(&state) & bench_random(&state); break;
+        case DIST_RANGE16: v = bench_random(&state) & 0xFFFF; break;
+        case DIST_UNIT: case DIST_NORMAL: case DIST_ZIPF: v = real_key(type, d, &state); break;
         default: v = random_key(type, &state); break;
         }
         put_key(keys, bytes, i, v);
@@ -153,7 +154,7 @@ void make_values(size_t value_size, size_t n, void *values)
             const uint64_t x = i;
             memcpy(v, &x, 8);
             if (value_size == 16) {
-                uint64_t state = i, h = splitmix(&state);
+                uint64_t state = i, h = bench_random(&state);
                 memcpy(v + 8, &h, 8);
             }
         }
@@ -241,7 +242,7 @@ input_digest digest_keys(clradix_key_type type, const void *keys, size_t n)
     for (size_t i = 0; i < n; ++i) {
         uint64_t k = get_key(keys, bytes, i), state = k;
         d.sum += k;
-        d.mix += splitmix(&state);  /* order-independent, so equal for every permutation */
+        d.mix += bench_random(&state);  /* order-independent, so equal for every permutation */
     }
     return d;
 }
@@ -278,7 +279,7 @@ static int verify_range(clradix_key_type type, const void *in_keys, input_digest
             snprintf(why, why_size, "equal keys %zu and %zu lost their input order", o - 1, o);
             bad = 1;
         } else if (value_size == 16) {
-            uint64_t state = from + first, h = splitmix(&state), got;
+            uint64_t state = from + first, h = bench_random(&state), got;
             memcpy(&got, (const unsigned char *)out_values + o * 16 + 8, 8);
             if (got != h) {
                 snprintf(why, why_size, "bytes 8..15 of value %zu were not moved with it", o);
@@ -343,8 +344,8 @@ uint32_t *make_segment_offsets(size_t n, size_t length, uint64_t seed, size_t *n
     for (size_t at = 0; at < n; ++count) {
         size_t len = length;
         if (!len) {  /* as many segments in [2^e, 2^(e+1)) for every e < 20, uniform within */
-            const unsigned e = (unsigned)(splitmix(&seed) % 20);
-            len = ((size_t)1 << e) + (size_t)(splitmix(&seed) % ((uint64_t)1 << e));
+            const unsigned e = (unsigned)(bench_random(&seed) % 20);
+            len = ((size_t)1 << e) + (size_t)(bench_random(&seed) % ((uint64_t)1 << e));
         }
         at = len < n - at ? at + len : n;
         if (count + 2 > capacity)

@@ -36,18 +36,63 @@ def parse_size(text):
     return int(text)
 
 
-def make_keys(dtype, n, seed):
+DISTRIBUTIONS = ("random", "unit", "normal", "zipf")
+
+
+def make_keys(dtype, n, seed, dist="random"):
+    """n keys of dtype drawn from dist, as clradix-bench --dist draws them: random (every bit
+    pattern; floats every finite one), unit (floats uniform in [0, 1), integers below 2^20),
+    normal (floats standard normal; integers around the middle of their range, 0 if signed,
+    with a standard deviation of 2^(bits/2), rounded and clamped), zipf (exponent 1.1, up to
+    the largest integer of the dtype, floats the largest they hold exactly). bool and
+    datetimes only random."""
     rng = np.random.default_rng(seed)
     dtype = np.dtype(dtype)
-    if dtype.kind == "f":  # uniform finite floats of both signs
-        return (rng.standard_normal(n) * 1e3).astype(dtype)
     if dtype.kind == "b":
         return rng.integers(0, 2, n, dtype=np.uint8).astype(dtype)
     if dtype.kind in "mM":  # int64 counts, one in a thousand NaT
         counts = rng.integers(-2**62, 2**62, n, dtype=np.int64)
         counts[::1000] = np.iinfo(np.int64).min
         return counts.view(dtype)
-    return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
+    floating = dtype.kind == "f"
+    if floating:
+        precision = np.finfo(dtype).nmant + 1
+        most = 2 ** precision
+    else:
+        most = int(np.iinfo(dtype).max)
+    if dist == "unit":
+        if floating:  # multiples of 2^-precision: exact, below 1
+            return (rng.integers(0, 2 ** precision, n, dtype=np.int64) / 2.0 ** precision).astype(dtype)
+        return rng.integers(0, min(2 ** 20, most + 1), n, dtype=dtype)
+    if dist == "normal":
+        z = rng.standard_normal(n)
+        if floating:
+            return z.astype(dtype)
+        bits = dtype.itemsize * 8
+        centre = 0.0 if dtype.kind == "i" else 2.0 ** (bits - 1)
+        low = float(np.iinfo(dtype).min)
+        values = np.clip(np.rint(centre + z * 2.0 ** (bits // 2)), low, float(most))
+        # (float64 cannot hold every 64-bit integer: the extremes are clamped in integers)
+        return np.array([min(max(int(v), int(low)), most) for v in values], dtype=dtype) if bits == 64 \
+            else values.astype(dtype)
+    if dist == "zipf":
+        values = rng.zipf(1.1, n)
+        while True:  # draws past the largest value drawn again
+            past = values > most if most < 2**63 else np.zeros(n, dtype=bool)
+            if not past.any():
+                break
+            values[past] = rng.zipf(1.1, int(past.sum()))
+        return values.astype(dtype)
+    if floating:  # every finite bit pattern
+        bits_dtype = np.dtype(f"uint{dtype.itemsize * 8}")
+        keys = rng.integers(0, np.iinfo(bits_dtype).max, n, dtype=bits_dtype, endpoint=True).view(dtype)
+        while True:
+            bad = ~np.isfinite(keys)
+            if not bad.any():
+                return keys
+            keys[bad] = rng.integers(0, np.iinfo(bits_dtype).max, int(bad.sum()), dtype=bits_dtype,
+                                     endpoint=True).view(dtype)
+    return rng.integers(np.iinfo(dtype).min, most, n, dtype=dtype, endpoint=True)
 
 
 def timed(run, runs, check):
@@ -67,6 +112,9 @@ def main(argv=None):
     parser.add_argument("--n", default="2^20,2^24", help="sizes, comma-separated (2^k allowed)")
     parser.add_argument("--dtype", default="uint32,float32,uint64,float64", help="key dtypes, comma-separated")
     parser.add_argument("--device", default=None, help="index or name part, as CLRADIX_DEVICE (default device)")
+    parser.add_argument("--dist", default="random", choices=DISTRIBUTIONS,
+                        help="the keys: random (every bit pattern; floats every finite one), unit (floats in "
+                             "[0, 1), integers below 2^20), normal, zipf (exponent 1.1)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-pyopencl", action="store_true", help="only the host rows")
     parser.add_argument("--topk", type=int, default=0,
@@ -100,7 +148,7 @@ def main(argv=None):
         except ImportError:
             print("pyopencl not found: the pyopencl rows are left out", file=sys.stderr)
 
-    print(f"clradix {clradix.__version__} on {sorter.device_name}; median of {args.runs} runs; "
+    print(f"clradix {clradix.__version__} on {sorter.device_name}; {args.dist} keys; median of {args.runs} runs; "
           f"speedup: how many times faster clradix is (host rows: clradix on numpy arrays; "
           f"device rows: clradix on pyopencl arrays)")
     print(f"{'dtype':15} {'n':>10}  {'implementation':30} {'ms':>9} {'Mkeys/s':>9} {'speedup':>8}  verified")
@@ -124,7 +172,7 @@ def main(argv=None):
 
     for dtype in dtypes:
         if matrix:
-            m = make_keys(dtype, matrix[0] * matrix[1], seed=3).reshape(matrix)
+            m = make_keys(dtype, matrix[0] * matrix[1], seed=3, dist=args.dist).reshape(matrix)
             by_rows, by_columns = np.sort(m, axis=-1, kind="stable"), np.argsort(m, axis=0, kind="stable")
             label = f"{matrix[0]}x{matrix[1]}"
 
@@ -157,7 +205,7 @@ def main(argv=None):
                      lambda: clradix.topk(m, k, axis=-1, largest=False, sorter=sorter)[0], rows_k_same),
                     ("numpy argpartition + sort", "rows top-k", numpy_rows_topk, rows_k_same)])
         for n in sizes:
-            keys = make_keys(dtype, n, seed=n)
+            keys = make_keys(dtype, n, seed=n, dist=args.dist)
             reference = np.sort(keys, kind="stable")
 
             def same(result):
