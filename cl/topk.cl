@@ -4,19 +4,21 @@
  * ascending images are the wanted order) are taken 8 at a time from the top.
  *
  * First the keys are cut down to candidates in two reads of all n. A sample of the keys
- * (topk_sample) bounds the top digit of the k-th key to a range [lo, hi] with a margin;
- * every work-group counts the keys of its slice below lo and inside the range
+ * (topk_sample) brackets the k-th key's image between two of the sample's, lo and hi, at
+ * the ranks expected of it less and more a margin: a bracket by value, so the candidates
+ * are about as many whichever bits of the keys vary (floats in [0, 1), small integers).
+ * Every work-group counts the keys of its slice below lo and inside [lo, hi]
  * (topk_range_count), and topk_range_plan checks that the k-th key lies inside: then
- * the keys below lo are certainly in, the keys inside the range are the candidates, and
+ * the keys below lo are certainly in, the keys inside the bracket are the candidates, and
  * each slice's offsets follow. Should the sample have misled (with a margin of four
  * standard deviations, rarely), a full count of the top digit (topk_hist, a digit-major
- * table) and topk_plan make the range the one digit that holds the k-th key instead;
- * both kernels return at once otherwise. Every group then splits its slice (topk_split):
- * keys below lo to the survivors, keys inside the range to the candidates, both in input
- * order with their positions.
+ * table) and topk_plan make the bracket the images of the one top digit that holds the
+ * k-th key instead; both kernels return at once otherwise. Every group then splits its
+ * slice (topk_split): keys below lo to the survivors, keys inside the bracket to the
+ * candidates, both in input order with their positions.
  *
- * The digits are then decided on the candidates alone (about n / 256 of random keys),
- * from the top: a count of the digit of every candidate whose higher digits equal the
+ * The digits are then decided on the candidates alone (about n * 20 / 4096 of any keys
+ * for a small k), from the top: a count of the digit of every candidate whose higher digits equal the
  * prefix chosen so far (topk_count) and one work-item's pick (topk_pick). After the last
  * digit the prefix is the k-th key's image T; the candidates below T and the first
  * `remaining` equal to it join the survivors in input order (topk_chunk_counts,
@@ -29,17 +31,19 @@
  * work-group's share (and a flat top-k of a large k, where the tuning row says so) take
  * the prefix of a full sort instead. topk_write writes either out.
  *
- * Shared state: prefix (one radix_key), and state[] below.
+ * Shared state: bounds (the prefix and the bracket, radix_keys at TOPK_PREFIX ...), and
+ * state[] below.
  */
 #define TOPK_RADIX 256
 #define TOPK_SAMPLES 4096         /* keys topk_sample reads */
-#define TOPK_REMAINING 0          /* candidates equal to the prefix still to take */
+#define TOPK_PREFIX 0             /* bounds: the digits of the k-th key's image chosen so far */
+#define TOPK_LO 1                 /* bounds: the bracket [lo, hi] of masked images */
+#define TOPK_HI 2
+#define TOPK_REMAINING 0          /* state: candidates equal to the prefix still to take */
 #define TOPK_BELOW 1              /* survivors the split wrote */
-#define TOPK_CANDIDATES 2         /* keys whose top digit lies in [lo, hi] */
-#define TOPK_LO 3
-#define TOPK_HI 4
-#define TOPK_SETTLED 5            /* 1: the range holds the k-th key */
-#define TOPK_COUNTS 6             /* TOPK_RADIX digit counts of a pass over the candidates */
+#define TOPK_CANDIDATES 2         /* keys whose image lies in [lo, hi] */
+#define TOPK_SETTLED 3            /* 1: the bracket holds the k-th key */
+#define TOPK_COUNTS 4             /* TOPK_RADIX digit counts of a pass over the candidates */
 
 #if WG > 32768
 #error "top-k packs two counts of a tile into one word: WG must be at most 32768"
@@ -77,6 +81,13 @@ key_vector topk_images8(key_vector key, key_order order)
 #endif
 }
 
+/* The masked images (masked_image; range_mask from topk_range_mask) of keys[i .. i + 8). */
+key_vector topk_masked_images8(__global const radix_key *keys, uint i, uint begin_bit, radix_key range_mask,
+                               key_order order)
+{
+    return (topk_images8(vload8(0, keys + i), order) >> (key_vector)(radix_key)begin_bit) & (key_vector)range_mask;
+}
+
 /* The top digits (see topk_top_digit) of keys[i .. i + 8). */
 uint8 topk_top_digits8(__global const radix_key *keys, uint i, uint low, uint mask, key_order order)
 {
@@ -89,6 +100,13 @@ uint8 topk_top_digits8(__global const radix_key *keys, uint i, uint low, uint ma
 uint topk_top_digit(radix_key key, uint low, uint mask, key_order order)
 {
     return (uint)(image_of(key, order) >> low) & mask;
+}
+
+/* The largest masked image of the bit range [begin_bit, end_bit). */
+radix_key topk_range_mask(uint begin_bit, uint end_bit)
+{
+    const uint bits = end_bit - begin_bit;
+    return bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
 }
 
 /* Whether the image's digits above bit `above` equal prefix. */
@@ -150,66 +168,90 @@ BARRIER_FUNCTION uint topk_tile_rank(uint flag, __local uint *scan, uint *runs)
 }
 #endif
 
-/* One work-group: the range [lo, hi] of top digits that the k-th of n keys lies in,
-   judged from up to TOPK_SAMPLES keys spread evenly (the digits at the sample ranks
-   expected of the k-th key, less and more a margin of four standard deviations and 8).
-   The prefix and the candidates' digit counts start at zero. */
+/* One work-group: the bracket [lo, hi] of masked images that the k-th of n keys lies in,
+   judged from up to TOPK_SAMPLES keys spread evenly: the sample's keys at the ranks
+   expected of the k-th key less and more a margin of four standard deviations and 8, each
+   found by a radix select of the sample (digits digits from the top, as the candidates'
+   below); 0 and the range's largest image where the margin passes the sample's ends. The
+   prefix and the candidates' digit counts start at zero. */
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
-void topk_sample(__global const radix_key *keys, uint n, uint low, uint mask, KEY_ORDER_ARGS, uint k,
-                 __global radix_key *prefix, __global uint *state)
+void topk_sample(__global const radix_key *keys, uint n, uint begin_bit, uint end_bit, uint digits, KEY_ORDER_ARGS,
+                 uint k, __global radix_key *bounds, __global uint *state)
 {
-    __local uint counts[TOPK_RADIX];
+    __local uint counts[2][TOPK_RADIX], want[2];
+    __local radix_key chosen[2];
     const uint lid = get_local_id(0), samples = min(n, (uint)TOPK_SAMPLES);
-    for (uint d = lid; d < TOPK_RADIX; d += SCAN_WG) {
-        counts[d] = 0;
+    for (uint d = lid; d < TOPK_RADIX; d += SCAN_WG)
         state[TOPK_COUNTS + d] = 0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = lid; j < samples; j += SCAN_WG)
-        atomic_inc(&counts[topk_top_digit(keys[(ulong)j * n / samples], low, mask, KEY_ORDER)]);
-    barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
+        /* want: the 1-based ranks in the sample of lo and hi; 0 where the margin passes an end */
         const float rank = (float)k * samples / n, margin = 4.0f * sqrt(rank) + 8.0f;
-        uint before;
-        state[TOPK_LO] = rank - margin < 1.0f ? 0 : topk_choose(counts, (uint)(rank - margin), &before);
-        state[TOPK_HI] = rank + margin + 1.0f > samples ? mask
-                                                       : topk_choose(counts, (uint)(rank + margin) + 1, &before);
-        *prefix = 0;
+        want[0] = rank - margin < 1.0f ? 0 : (uint)(rank - margin);
+        want[1] = rank + margin + 1.0f > samples ? 0 : (uint)(rank + margin) + 1;
+        chosen[0] = chosen[1] = 0;
+    }
+    for (uint digit = digits; digit-- > 0;) {
+        const uint shift = 8 * digit;
+        for (uint d = lid; d < TOPK_RADIX; d += SCAN_WG)
+            counts[0][d] = counts[1][d] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = lid; j < samples; j += SCAN_WG) {
+            const radix_key image = masked_image(keys[(ulong)j * n / samples], begin_bit, end_bit, KEY_ORDER);
+            for (uint b = 0; b < 2; ++b)
+                if (want[b] && topk_matches(image, shift + 8, chosen[b]))
+                    atomic_inc(&counts[b][(uint)(image >> shift) & (TOPK_RADIX - 1)]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            for (uint b = 0; b < 2; ++b)
+                if (want[b]) {
+                    uint before;
+                    const uint d = topk_choose(counts[b], want[b], &before);
+                    want[b] -= before;
+                    chosen[b] = (radix_key)((radix_key)(chosen[b] << 8) | (radix_key)d);
+                }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        bounds[TOPK_PREFIX] = 0;
+        bounds[TOPK_LO] = want[0] ? chosen[0] : 0;
+        bounds[TOPK_HI] = want[1] ? chosen[1] : topk_range_mask(begin_bit, end_bit);
     }
 }
 
-/* Counts a top digit below lo in *less, one inside [lo, hi] in *inside. */
-void topk_range_add(uint digit, uint lo, uint hi, uint *less, uint *inside)
+/* Counts an image below lo in *less, one inside [lo, hi] in *inside. */
+void topk_range_add(radix_key image, radix_key lo, radix_key hi, uint *less, uint *inside)
 {
-    *less += digit < lo;
-    *inside += digit >= lo && digit <= hi;
+    *less += image < lo;
+    *inside += image >= lo && image <= hi;
 }
 
-/* Per work-group: how many keys of the slice have a top digit below lo, and how many one
+/* Per work-group: how many keys of the slice have an image below lo, and how many one
    inside [lo, hi] (below_at[group], equal_at[group]). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint low, uint mask, KEY_ORDER_ARGS,
-                      __global const uint *state, __global uint *below_at, __global uint *equal_at)
+void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+                      __global const radix_key *bounds, __global uint *below_at, __global uint *equal_at)
 {
-    const uint lo = state[TOPK_LO], hi = state[TOPK_HI];
+    const radix_key lo = bounds[TOPK_LO], hi = bounds[TOPK_HI];
     uint first, last, less = 0, inside = 0;
     topk_slice(n, slice, &first, &last);
     uint i = loop_start(first, get_local_id(0), last);
 #ifdef TOPK_VECTORS
     /* 8 keys at once where they are all below lo or all above hi (no sums of a vector's
        components: oclgrind's --uninitialized crashes on them, tests/oclgrind-vector-sum.cl) */
+    const radix_key range_mask = topk_range_mask(begin_bit, end_bit);
     for (; last - i >= 8; i += 8) {
-        const uint8 digits = topk_top_digits8(keys, i, low, mask, KEY_ORDER);
-        if (all(digits < (uint8)lo)) {
+        const key_vector images = topk_masked_images8(keys, i, begin_bit, range_mask, KEY_ORDER);
+        if (all(images < (key_vector)lo)) {
             less += 8;
-        } else if (any(digits <= (uint8)hi)) {
+        } else if (any(images <= (key_vector)hi)) {
             for (uint j = i; j < i + 8; ++j)
-                topk_range_add(topk_top_digit(keys[j], low, mask, KEY_ORDER), lo, hi, &less, &inside);
+                topk_range_add(masked_image(keys[j], begin_bit, end_bit, KEY_ORDER), lo, hi, &less, &inside);
         }
     }
 #endif
     for (; i < last; i = loop_next(i, WG, last))
-        topk_range_add(topk_top_digit(keys[i], low, mask, KEY_ORDER), lo, hi, &less, &inside);
+        topk_range_add(masked_image(keys[i], begin_bit, end_bit, KEY_ORDER), lo, hi, &less, &inside);
 #if WG == 1
     below_at[get_group_id(0)] = less;
     equal_at[get_group_id(0)] = inside;
@@ -282,11 +324,11 @@ void topk_hist(__global const radix_key *keys, uint n, uint slice, uint low, uin
         table[d * groups + group] = counts[d];
 }
 
-/* Unless settled, one work-group: the range becomes the one top digit that holds the
-   k-th key, with the state and each slice's offsets to match. */
+/* Unless settled, one work-group: the bracket becomes the images of the one top digit (of
+   digits) that holds the k-th key, with the state and each slice's offsets to match. */
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1)))
-void topk_plan(__global const uint *table, uint groups, uint k, __global uint *state, __global uint *below_at,
-               __global uint *equal_at)
+void topk_plan(__global const uint *table, uint groups, uint k, uint digits, __global radix_key *bounds,
+               __global uint *state, __global uint *below_at, __global uint *equal_at)
 {
     if (state[TOPK_SETTLED])
         return;
@@ -305,7 +347,10 @@ void topk_plan(__global const uint *table, uint groups, uint k, __global uint *s
         state[TOPK_REMAINING] = k - before;
         state[TOPK_BELOW] = before;
         state[TOPK_CANDIDATES] = totals[chosen];
-        state[TOPK_LO] = state[TOPK_HI] = chosen;
+        const uint below = 8 * (digits - 1);  /* the top digit's lowest bit in the masked image */
+        const radix_key lo = (radix_key)((radix_key)chosen << below);
+        bounds[TOPK_LO] = lo;
+        bounds[TOPK_HI] = (radix_key)(lo | (radix_key)(((radix_key)1 << below) - 1));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint digit = chosen;
@@ -321,31 +366,32 @@ void topk_plan(__global const uint *table, uint groups, uint k, __global uint *s
         topk_exclusive_sums(below_at, equal_at, groups);
 }
 
-/* Key i to the survivors (top digit below lo) or to the candidates (inside [lo, hi]),
-   each with its position, at the next slot of its run. */
-void topk_split_key(radix_key key, uint i, uint lo, uint hi, uint low, uint mask, key_order order,
-                    __global radix_key *survivors, __global uint *survivor_positions, uint *less,
+/* Key i to the survivors (image below lo) or to the candidates (inside [lo, hi]), each
+   with its position, at the next slot of its run. */
+void topk_split_key(radix_key key, uint i, radix_key lo, radix_key hi, uint begin_bit, uint end_bit,
+                    key_order order, __global radix_key *survivors, __global uint *survivor_positions, uint *less,
                     __global radix_key *candidates, __global uint *candidate_positions, uint *same)
 {
-    const uint digit = topk_top_digit(key, low, mask, order);
-    if (digit < lo) {
+    const radix_key image = masked_image(key, begin_bit, end_bit, order);
+    if (image < lo) {
         survivors[*less] = key;
         survivor_positions[(*less)++] = i;
-    } else if (digit <= hi) {
+    } else if (image <= hi) {
         candidates[*same] = key;
         candidate_positions[(*same)++] = i;
     }
 }
 
-/* Per work-group: the slice's keys of a top digit below lo to the survivors, those
-   inside [lo, hi] to the candidates, each with its position, in input order. */
+/* Per work-group: the slice's keys of an image below lo to the survivors, those inside
+   [lo, hi] to the candidates, each with its position, in input order. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_split(__global const radix_key *keys, uint n, uint slice, uint low, uint mask, KEY_ORDER_ARGS,
-                __global const uint *state, __global const uint *below_at, __global const uint *equal_at,
+void topk_split(__global const radix_key *keys, uint n, uint slice, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+                __global const radix_key *bounds, __global const uint *below_at, __global const uint *equal_at,
                 __global radix_key *survivors, __global uint *survivor_positions, __global radix_key *candidates,
                 __global uint *candidate_positions)
 {
-    const uint lo = state[TOPK_LO], hi = state[TOPK_HI], group = get_group_id(0);
+    const radix_key lo = bounds[TOPK_LO], hi = bounds[TOPK_HI];
+    const uint group = get_group_id(0);
     uint first, last, less = below_at[group], same = equal_at[group];
     topk_slice(n, slice, &first, &last);
 #if WG == 1
@@ -353,31 +399,33 @@ void topk_split(__global const radix_key *keys, uint n, uint slice, uint low, ui
        8 at a time until one of them may be in. */
     uint i = first;
 #ifdef TOPK_VECTORS
+    const radix_key range_mask = topk_range_mask(begin_bit, end_bit);
     for (; last - i >= 8; i += 8)
-        if (any(topk_top_digits8(keys, i, low, mask, KEY_ORDER) <= (uint8)hi))
+        if (any(topk_masked_images8(keys, i, begin_bit, range_mask, KEY_ORDER) <= (key_vector)hi))
             for (uint j = i; j < i + 8; ++j)
-                topk_split_key(keys[j], j, lo, hi, low, mask, KEY_ORDER, survivors, survivor_positions, &less,
-                               candidates, candidate_positions, &same);
+                topk_split_key(keys[j], j, lo, hi, begin_bit, end_bit, KEY_ORDER, survivors, survivor_positions,
+                               &less, candidates, candidate_positions, &same);
 #endif
     for (; i < last; ++i)
-        topk_split_key(keys[i], i, lo, hi, low, mask, KEY_ORDER, survivors, survivor_positions, &less, candidates,
-                       candidate_positions, &same);
+        topk_split_key(keys[i], i, lo, hi, begin_bit, end_bit, KEY_ORDER, survivors, survivor_positions, &less,
+                       candidates, candidate_positions, &same);
 #else
     __local uint scan[PAD(WG)];
     for (uint base = first; base < last; base = loop_next(base, WG, last)) {
         const uint i = base + get_local_id(0);  /* used only below last: never wrapped */
         radix_key key = 0;
-        uint digit = TOPK_RADIX;  /* past the slice: neither run */
+        uint flag = 0;  /* past the slice: neither run */
         if (get_local_id(0) < last - base) {
             key = keys[i];
-            digit = topk_top_digit(key, low, mask, KEY_ORDER);
+            const radix_key image = masked_image(key, begin_bit, end_bit, KEY_ORDER);
+            flag = image < lo ? 1u : image <= hi ? 1u << 16 : 0u;
         }
         uint tile = 0;
-        const uint before = topk_tile_rank(digit < lo ? 1u : digit <= hi ? 1u << 16 : 0u, scan, &tile);
-        if (digit < lo) {
+        const uint before = topk_tile_rank(flag, scan, &tile);
+        if (flag == 1) {
             survivors[less + (before & 0xFFFF)] = key;
             survivor_positions[less + (before & 0xFFFF)] = i;
-        } else if (digit <= hi) {
+        } else if (flag) {
             candidates[same + (before >> 16)] = key;
             candidate_positions[same + (before >> 16)] = i;
         }

@@ -1,8 +1,8 @@
 /*
  * Top-k: the first k keys of the stable sort. A flat top-k (one row) is a radix select
- * (cl/topk.cl): two reads of the keys cut them down to candidates (a sample bounds the
- * k-th key's top digit, a count per slice checks it, with a count of every top digit as
- * the fallback, and a stable split keeps the candidates), then per digit a count over the
+ * (cl/topk.cl): two reads of the keys cut them down to candidates (a sample brackets the
+ * k-th key's value, a count per slice checks it, with a count of every top digit as the
+ * fallback, and a stable split keeps the candidates), then per digit a count over the
  * candidates and a pick of the digit that holds the k-th key; the survivors gathered in
  * input order are sorted stably with their positions by dispatch_sort and written out.
  * Rows are selected one per work-group and sorted as segments of k. Where a full sort is
@@ -123,7 +123,7 @@ static cl_uint top_digit(const sort_request *r, cl_uint *low, cl_uint *mask)
    and, with the temporaries of the sort inside, the device memory it holds at once beside
    the keys and outputs. */
 enum topk_path { TOPK_SELECT, TOPK_ROWS, TOPK_PREFIX };
-enum { PREFIX, STATE, TABLE, BELOW, EQUAL, CANDIDATES, CANDIDATE_POSITIONS, KEYS, POSITIONS, OFFSETS, BUFFERS };
+enum { BOUNDS, STATE, TABLE, BELOW, EQUAL, CANDIDATES, CANDIDATE_POSITIONS, KEYS, POSITIONS, OFFSETS, BUFFERS };
 typedef struct topk_plan {
     enum topk_path path;
     size_t groups, chunk_groups, chunks;
@@ -187,16 +187,17 @@ static clradix_status plan_topk(clradix_sorter *sorter, const radix_params *q, c
             chunk_groups = (r->n / (allowed / 2) + q->wg - 1) / q->wg;
         const size_t chunks = chunk_groups * q->wg, sums = chunks > groups ? chunks : groups;
         /* One work-item's loops over the slices (topk_range_plan; topk_plan's sums of the
-           digits, then the slices' counts below the chosen one) and the chunks (topk_chunk_scan). */
+           digits, then the slices' counts below the chosen one), the chunks (topk_chunk_scan)
+           and the sample's select (topk_sample: per digit, its share of the sample and two picks). */
         const size_t swg = q->scan_wg;
         if ((256 + swg - 1) / swg * (groups + 1) + (groups + swg - 1) / swg * 257 + groups + 512 > allowed
-            || chunks > allowed)
+            || chunks > allowed || (size_t)r->key_bytes * ((4096 + swg - 1) / swg + 2 * 256) > allowed)
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
         plan->groups = groups;
         plan->chunk_groups = chunk_groups;
         plan->chunks = chunks;
-        sized = add_bytes(&total, 1, r->key_bytes, &b[PREFIX])
-             && add_bytes(&total, 6 + 256, sizeof(cl_uint), &b[STATE])
+        sized = add_bytes(&total, 3, r->key_bytes, &b[BOUNDS])  /* the prefix and the bracket */
+             && add_bytes(&total, 4 + 256, sizeof(cl_uint), &b[STATE])
              && add_bytes(&total, groups, 256 * sizeof(cl_uint), &b[TABLE])
              && add_bytes(&total, sums, sizeof(cl_uint), &b[BELOW])
              && add_bytes(&total, sums, sizeof(cl_uint), &b[EQUAL])
@@ -288,13 +289,13 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     make_key_args(r, &ka);
 
     chain c = { queue, num_wait, wait_list, NULL, 0 };
-    cl_int err = set_args(p->topk_sample, 10, ARG(r->keys), ARG(n), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka), ARG(k),
-                          ARG(b[PREFIX]), ARG(b[STATE]));
+    cl_int err = set_args(p->topk_sample, 11, ARG(r->keys), ARG(n), ARG(ka.begin_bit), ARG(ka.end_bit), ARG(digits),
+                          KEY_ORDER_ARGS(&ka), ARG(k), ARG(b[BOUNDS]), ARG(b[STATE]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_sample, 1, q->scan_wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_range_count, 11, ARG(r->keys), ARG(n), ARG(slice), ARG(low), ARG(mask),
-                       KEY_ORDER_ARGS(&ka), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
+        err = set_args(p->topk_range_count, 11, ARG(r->keys), ARG(n), ARG(slice), ARG(ka.begin_bit), ARG(ka.end_bit),
+                       KEY_ORDER_ARGS(&ka), ARG(b[BOUNDS]), ARG(b[BELOW]), ARG(b[EQUAL]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_range_count, groups, q->wg);
     if (err == CL_SUCCESS)
@@ -307,29 +308,29 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_hist, groups, q->wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_plan, 6, ARG(b[TABLE]), ARG(group_count), ARG(k), ARG(b[STATE]), ARG(b[BELOW]),
-                       ARG(b[EQUAL]));
+        err = set_args(p->topk_plan, 8, ARG(b[TABLE]), ARG(group_count), ARG(k), ARG(digits), ARG(b[BOUNDS]),
+                       ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_plan, 1, q->scan_wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->topk_split, 15, ARG(r->keys), ARG(n), ARG(slice), ARG(low), ARG(mask), KEY_ORDER_ARGS(&ka),
-                       ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]),
+        err = set_args(p->topk_split, 15, ARG(r->keys), ARG(n), ARG(slice), ARG(ka.begin_bit), ARG(ka.end_bit),
+                       KEY_ORDER_ARGS(&ka), ARG(b[BOUNDS]), ARG(b[BELOW]), ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]),
                        ARG(b[CANDIDATES]), ARG(b[CANDIDATE_POSITIONS]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_split, groups, q->wg);
     for (cl_uint digit = digits; digit-- > 0 && err == CL_SUCCESS;) {
         err = set_args(p->topk_count, 9, ARG(b[CANDIDATES]), ARG(digit), ARG(ka.begin_bit), ARG(ka.end_bit),
-                       KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]));
+                       KEY_ORDER_ARGS(&ka), ARG(b[BOUNDS]), ARG(b[STATE]));
         if (err == CL_SUCCESS)
             err = chain_kernel(&c, p->topk_count, chunk_groups, q->wg);
         if (err == CL_SUCCESS)
-            err = set_args(p->topk_pick, 2, ARG(b[PREFIX]), ARG(b[STATE]));
+            err = set_args(p->topk_pick, 2, ARG(b[BOUNDS]), ARG(b[STATE]));
         if (err == CL_SUCCESS)
             err = chain_kernel(&c, p->topk_pick, 1, 1);
     }
     if (err == CL_SUCCESS)
         err = set_args(p->topk_chunk_counts, 10, ARG(b[CANDIDATES]), ARG(ka.begin_bit), ARG(ka.end_bit),
-                       KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
+                       KEY_ORDER_ARGS(&ka), ARG(b[BOUNDS]), ARG(b[STATE]), ARG(b[BELOW]), ARG(b[EQUAL]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_chunk_counts, chunk_groups, q->wg);
     if (err == CL_SUCCESS)
@@ -338,7 +339,7 @@ static clradix_status enqueue_select(clradix_sorter *sorter, cl_command_queue qu
         err = chain_kernel(&c, p->topk_chunk_scan, 1, 1);
     if (err == CL_SUCCESS)
         err = set_args(p->topk_gather, 13, ARG(b[CANDIDATES]), ARG(b[CANDIDATE_POSITIONS]), ARG(ka.begin_bit),
-                       ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[PREFIX]), ARG(b[STATE]), ARG(b[BELOW]),
+                       ARG(ka.end_bit), KEY_ORDER_ARGS(&ka), ARG(b[BOUNDS]), ARG(b[STATE]), ARG(b[BELOW]),
                        ARG(b[EQUAL]), ARG(b[KEYS]), ARG(b[POSITIONS]));
     if (err == CL_SUCCESS)
         err = chain_kernel(&c, p->topk_gather, chunk_groups, q->wg);

@@ -68,6 +68,34 @@ START_TEST(test_rows)
 }
 END_TEST
 
+/* Data as applications have it and adversaries of the select's sample, flat and by rows,
+   both directions (numpy's order with NaNs too): floats in [0, 1) and normal, integers below
+   2^20, all keys equal but a few (the k-th key's value across the bracket and past it), and
+   a sample that misleads (the fallback by the top digit). Test _i: one key type. */
+START_TEST(test_real_data)
+{
+    static const clradix_key_type types[] = { CLRADIX_F32, CLRADIX_U32, CLRADIX_F64_NUMPY, CLRADIX_I64,
+                                              CLRADIX_F16, CLRADIX_F32_NUMPY };
+    static const dist dists[] = { DIST_UNIT, DIST_NORMAL, DIST_UNIT_NAN, DIST_ALL_BUT_FEW, DIST_SAMPLED_LOW };
+    static const size_t ks[] = { 1, 1024, 7000 };
+    const clradix_key_type type = types[_i];
+    char msg[256];
+    for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
+        for (size_t j = 0; j < 3; ++j) {
+            const size_t c = d * 3 + j, k = ks[j];
+            const clradix_options options = { 0, 0, (int)(c % 2) };
+            int failed = topk_case(&dev, type, dists[d], 1, 30000, k, (int)(c % 3 == 1), c % 2 ? 8 : 4, 0, &options,
+                                   60 + c, msg, sizeof msg);
+            ck_assert_msg(!failed, "type %d %s n=30000 k=%zu%s: %s", type, dist_name(dists[d]), k,
+                          options.descending ? " descending" : "", msg);
+            failed = topk_case(&dev, type, dists[d], 5, 6000, k / 8 + 1, (int)(c % 3 == 2), 4, 0, &options, 80 + c,
+                               msg, sizeof msg);
+            ck_assert_msg(!failed, "type %d %s 5 rows of 6000, k=%zu%s: %s", type, dist_name(dists[d]), k / 8 + 1,
+                          options.descending ? " descending" : "", msg);
+        }
+}
+END_TEST
+
 /* Rejected calls change nothing; k == 0 succeeds, writes nothing and gives an event. */
 START_TEST(test_arguments)
 {
@@ -256,6 +284,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_select, 0, test_full_scope() ? 16 : 3);
     tcase_add_test(tc, test_rows);
+    tcase_add_loop_test(tc, test_real_data, 0, test_full_scope() ? 6 : 1);
     tcase_add_test(tc, test_paths);
     tcase_add_test(tc, test_numpy_edges);
     tcase_add_test(tc, test_arguments);

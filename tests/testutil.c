@@ -4,6 +4,7 @@
 #endif
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,10 @@
 
 const char *dist_name(dist d)
 {
-    static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "two", "sixteen",
-                                                   "low-entropy", "top-digit", "bottom-digit" };
-    return d < DIST_COUNT ? names[d] : "?";
+    static const char *const names[DIST_ALL] = { "random", "sorted", "reverse", "equal", "two", "sixteen",
+                                                 "low-entropy", "top-digit", "bottom-digit", "unit", "normal",
+                                                 "unit-nan", "all-but-few", "sampled-low" };
+    return d < DIST_ALL ? names[d] : "?";
 }
 
 unsigned key_bytes_of(clradix_key_type type)
@@ -56,6 +58,92 @@ void put_key(void *keys, unsigned bytes, size_t i, uint64_t v)
     }
 }
 
+static int is_float_type(clradix_key_type type)
+{
+    switch (type) {
+    case CLRADIX_F32: case CLRADIX_F64: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F32_NUMPY:
+    case CLRADIX_F64_NUMPY: case CLRADIX_F16_NUMPY: case CLRADIX_BF16_NUMPY: return 1;
+    default: return 0;
+    }
+}
+
+/* v (finite, of a magnitude below 65504) as a key of float type `type`, rounded toward zero. */
+static uint64_t float_key_of(clradix_key_type type, double v)
+{
+    const float f = (float)v;
+    uint32_t f_bits;
+    uint64_t d_bits;
+    memcpy(&f_bits, &f, sizeof f_bits);
+    memcpy(&d_bits, &v, sizeof d_bits);
+    switch (key_bytes_of(type)) {
+    case 8: return d_bits;
+    case 4: return f_bits;
+    default:
+        if (type == CLRADIX_BF16 || type == CLRADIX_BF16_NUMPY)
+            return f_bits >> 16;
+        {  /* IEEE half */
+            const uint64_t sign = v < 0 || (v == 0 && signbit(v)) ? 0x8000u : 0;
+            const double a = fabs(v);
+            if (a < 0x1p-14)
+                return sign | (uint64_t)(a * 0x1p24);
+            int e;
+            const double m = frexp(a, &e);
+            return sign | (uint64_t)(e + 14) << 10 | (uint64_t)((2.0 * m - 1.0) * 1024.0);
+        }
+    }
+}
+
+/* A key of the real-data distributions (DIST_UNIT, DIST_NORMAL, DIST_UNIT_NAN) from r. */
+static uint64_t real_key_of(clradix_key_type type, dist d, uint64_t r, uint64_t *state)
+{
+    const unsigned bits = 8 * key_bytes_of(type);
+    const double u = ldexp((double)(r >> 11), -53);
+    if (d == DIST_UNIT_NAN && (r & 7) == 0) {  /* the special ones, by the low bits */
+        const uint64_t sign = 1ull << (bits - 1), all = bits == 64 ? ~0ull : (1ull << bits) - 1;
+        const uint64_t special[4] = { all, all >> 1, sign, 0 };  /* -NaN (all ones), +NaN, -0.0, +0.0 */
+        return is_float_type(type) ? special[(r >> 3) & 3] : r & ((1u << 20) - 1);
+    }
+    if (d == DIST_NORMAL) {
+        const double z = sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * ldexp((double)(rng_next(state) >> 11), -53));
+        if (is_float_type(type))
+            return float_key_of(type, z);
+        const int is_signed = type == CLRADIX_I8 || type == CLRADIX_I16 || type == CLRADIX_I32 || type == CLRADIX_I64;
+        const double spread = ldexp(z, (int)bits / 2 - 2);  /* within the range: no clamping needed */
+        return is_signed ? (uint64_t)(int64_t)spread : (uint64_t)(ldexp(1.0, (int)bits - 1) + spread);
+    }
+    return is_float_type(type) ? float_key_of(type, u < 1.0 ? u : 0.0) : r & ((1u << 20) - 1);
+}
+
+/* keys (n of type) rearranged so that the positions topk_sample reads (j * n / 4096, as
+   cl/topk.cl) hold the smallest keys in order, the others the rest in input order. */
+static void *sampled_low(clradix_key_type type, void *keys, size_t n)
+{
+    enum { SAMPLES = 4096 };
+    const unsigned bytes = key_bytes_of(type);
+    const size_t samples = n < SAMPLES ? n : SAMPLES;
+    size_t *perm = oracle_order(type, keys, n, NULL), *rank = malloc(n * sizeof *rank);
+    unsigned char *sampled = calloc(n ? n : 1, 1);
+    void *out = malloc(n ? n * bytes : 1);
+    for (size_t r = 0; r < n; ++r)
+        rank[perm[r]] = r;
+    for (size_t j = 0; j < samples; ++j) {
+        sampled[j * n / samples] = 1;
+        put_key(out, bytes, j * n / samples, get_key(keys, bytes, perm[j]));
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (rank[i] >= samples) {
+            while (sampled[at])
+                ++at;
+            put_key(out, bytes, at++, get_key(keys, bytes, i));
+        }
+    free(perm);
+    free(rank);
+    free(sampled);
+    free(keys);
+    return out;
+}
+
 void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
 {
     const unsigned bytes = key_bytes_of(type), bits = bytes * 8;
@@ -73,6 +161,8 @@ void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
         case DIST_LOW_ENTROPY: v = r & rng_next(&state) & rng_next(&state); break;
         case DIST_TOP_DIGIT: v = (fixed & ~(0xFFull << (bits - 8))) | (r << (bits - 8)); break;
         case DIST_BOTTOM_DIGIT: v = (fixed & ~0xFFull) | (r & 0xFF); break;
+        case DIST_UNIT: case DIST_NORMAL: case DIST_UNIT_NAN: v = real_key_of(type, d, r, &state); break;
+        case DIST_ALL_BUT_FEW: v = r % 1000 ? pool[0] : r; break;
         default: v = r; break;
         }
         put_key(keys, bytes, i, v);
@@ -86,7 +176,7 @@ void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
         free(keys);
         keys = sorted;
     }
-    return keys;
+    return d == DIST_SAMPLED_LOW ? sampled_low(type, keys, n) : keys;
 }
 
 void *make_values(size_t value_size, size_t n)

@@ -21,7 +21,16 @@ typedef enum dist {
     DIST_LOW_ENTROPY,  /* AND of three random words */
     DIST_TOP_DIGIT,    /* only the top 8 bits vary */
     DIST_BOTTOM_DIGIT, /* only the bottom 8 bits vary */
-    DIST_COUNT
+    DIST_COUNT,
+    /* Data as applications have it, and adversaries of the top-k's sample: not among the
+       DIST_COUNT that tests cross with everything. */
+    DIST_UNIT = DIST_COUNT, /* floats uniform in [0, 1); integers below 2^20 */
+    DIST_NORMAL,       /* floats standard normal; integers a normal around 0 (unsigned: mid-range) */
+    DIST_UNIT_NAN,     /* as unit, with NaNs of both signs and payloads, -0.0 and +0.0, one key in 8 */
+    DIST_ALL_BUT_FEW,  /* one value but for one key in 1000 */
+    DIST_SAMPLED_LOW,  /* random, but the keys top-k's sample reads (every n / 4096-th) hold the
+                          smallest keys, so the sample misleads */
+    DIST_ALL
 } dist;
 
 const char *dist_name(dist d);
