@@ -95,7 +95,7 @@ int verify_segments(clradix_key_type type, const void *in_keys, const void *out_
 /* Passes that move data when these keys are sorted with radix_bits-bit digits: clradix
    skips a pass in which every key has the same digit. */
 unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsigned radix_bits);
-/* Bytes the sort moves per key in global memory (see README): reads and writes of every
+/* Bytes the sort moves per key in global memory (see docs/performance.md): reads and writes of every
    kernel that touches keys or values. */
 double bytes_per_key(clradix_key_type type, size_t value_size, size_t n, unsigned passes, const clradix_tuning *t);
 

@@ -495,8 +495,8 @@ CLRADIX_API clradix_status clradix_argsort_host_multi(clradix_sorter *const *sor
  * those equal to it are sorted stably with their positions. The number of launches
  * depends on the key width only, and nothing is read back or waited for: as the other
  * device-buffer calls, it enqueues and returns, with an event for the whole. Where the
- * device's tuning row says a full sort is faster for so large a k (TOPK_SORT, see the
- * README), the first k of a full argsort instead. Temporaries: up to n keys and n 4-byte
+ * device's tuning row says a full sort is faster for so large a k (TOPK_SORT, see
+ * docs/tuning.md), the first k of a full argsort instead. Temporaries: up to n keys and n 4-byte
  * positions (the candidates), and k of each.
  *
  * Rows (clradix_topk_rows): rows x row_length keys, row-major, the first k of each row's

@@ -219,7 +219,7 @@ void tuning_report(const radix_params *params, clradix_tuning *tuning);
    loop budget (loops.c); 0 when impossible. */
 int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_bytes, unsigned value_bytes);
 /* Whether every variant fits the device (tuning_fit), which has at least the least local
-   memory the library supports (README: 16 KiB; full-profile devices have 32). */
+   memory the library supports (docs/devices.md: 16 KiB; full-profile devices have 32). */
 enum { TUNING_MIN_LOCAL_MEM = 16 * 1024 };
 int tuning_supported(const device_limits *limits, const radix_params *params);
 /* The local memory the largest kernel of the variant declares, as tuning_fit estimates it. */

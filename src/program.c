@@ -522,7 +522,7 @@ clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, key_v
 clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
                                        clradix_tuning *shape, cl_ulong *local_bytes)
 {
-    /* The LSD program's variant: the shape the README lists. (The engine's kernels are
+    /* The LSD program's variant: the shape docs/tuning.md lists. (The engine's kernels are
        checked against the device's local memory when they are created, and compiling them
        here for every row and limit would cost minutes of the test suite.) */
     radix_program *p;

@@ -36,7 +36,7 @@ static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
        that fit the caches; POCL runs a work-group on one thread. Flat sorts partition
        first (at 2^24 keys 1.7-2.0x faster than LSD passes on POCL pthread, 1.2-2.5x on
-       POCL basic, in one run each; README): segments of up to 2^17 keys (two copies of
+       POCL basic, in one run each; docs/performance.md): segments of up to 2^17 keys (two copies of
        32-bit keys in 1 MiB) in local memory, which is cached memory there, larger ones
        partitioned again. A top-k always selects: a full argsort's prefix was slower at every
        k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Measured on POCL 3.1.
@@ -47,7 +47,7 @@ static const tuning_row tuning_table[] = {
     /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
        4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
        exactly this shape in 48 KiB of local memory (NVIDIA's limit per group; AMD and
-       Intel have 64). Other variants use smaller tiles where they must: README.md lists
+       Intel have 64). Other variants use smaller tiles where they must: docs/tuning.md lists
        them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's; a top-k
        of a quarter of the keys or more by a full sort's prefix. Not yet measured on a GPU. */
     { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },

@@ -4,7 +4,7 @@
  * of up to 1024, as NVIDIA's; 64 KiB with up to 256, as AMD's), so that each row is fitted
  * as it would be there, not to POCL's megabyte of local memory. For each row and limit:
  * 32-bit keys run the row's own shape (nothing shrunk); every program variant gets the
- * shape README.md lists (clradix_testing_fit, tests/tuning_table.c) and its kernels use no
+ * shape docs/tuning.md lists (clradix_testing_fit, tests/tuning_table.c) and its kernels use no
  * more local memory than the library estimated; and sorts of every key type, call and
  * size boundary match the oracle.
  */
@@ -67,7 +67,7 @@ START_TEST(test_gpu_row)
     ck_assert_msg(!memcmp(&used, row, sizeof used), "%s under %s: 32-bit keys do not run the row's own shape (%u x %u)",
                   names[r], limits[l].name, used.work_group_size, used.keys_per_item);
 
-    /* Every variant: the shape the README lists, within the estimated local memory. */
+    /* Every variant: the shape docs/tuning.md lists, within the estimated local memory. */
     static const unsigned value_sizes[] = { 0, 4, 8, 16 };
     cl_ulong most_local = 0;
     for (unsigned key_bytes = 4; key_bytes <= 8; key_bytes += 4)
@@ -81,7 +81,8 @@ START_TEST(test_gpu_row)
             ck_assert_int_eq(clradix_testing_variant(dev.sorter, key_bytes, value_sizes[v], &shape, &local),
                              CLRADIX_SUCCESS);
             ck_assert_msg(!memcmp(&shape, &expected, sizeof shape),
-                          "%s under %s, %u-byte keys, %u-byte values: built %u x %u, README lists %u x %u", names[r],
+                          "%s under %s, %u-byte keys, %u-byte values: built %u x %u, docs/tuning.md lists %u x %u",
+                          names[r],
                           limits[l].name, key_bytes, value_sizes[v], shape.work_group_size, shape.keys_per_item,
                           expected.work_group_size, expected.keys_per_item);
             ck_assert_msg(local <= estimate && local <= limits[l].local_mem,

@@ -2,7 +2,7 @@
  * Prints, for every GPU row of the built-in tuning table, the shape each program variant
  * really gets on a device with 48 KiB and with 64 KiB of local memory (work-groups of up
  * to 1024): tile (work-items x keys each), the largest single-launch sort, and the local
- * memory its largest kernel declares. The README's table is this output
+ * memory its largest kernel declares. docs/tuning.md's table is this output
  * (tests/tuning-table-check.sh compares them); test_gpu_rows checks it against the
  * programs a device builds.
  */

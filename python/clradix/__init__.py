@@ -9,7 +9,7 @@ stable radix sort for OpenCL devices, with numpy's conventions.
 
 numpy arrays are sorted on an OpenCL device (the default one, or ``device=``) by blocking
 calls; pyopencl arrays on their queue's device, asynchronously, returning pyopencl arrays.
-See help(clradix.sort) and the project's README (Python section).
+See help(clradix.sort) and the project's docs/python.md.
 """
 
 import ctypes
