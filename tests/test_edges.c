@@ -7,8 +7,12 @@
  *   bucket a copy job, one of them ending at 2^32 - 1, where a loop stepping by its
  *   work-group would wrap;
  * - a top-k with 8-byte indices: the select's loops over all n keys;
- * - where the device allocates 2^31 + 2^20 8-byte indices at once (16 GiB), a top-k of that
- *   many outputs, whose indices past 2^31 a 32-bit offset would write over the first ones.
+ * - a top-k of 2^31 + 2^20 outputs, whose indices past 2^31 a 32-bit offset would write
+ *   over the first ones.
+ * The top-k needs a positions buffer of every key (16 GiB at once; and 16 GiB of indices
+ * for the second): where the device allocates less, those tests are left out and the
+ * run reports a skip (77) once the others pass (Intel's CPU runtime allocates 11.8 GiB:
+ * only the segmented sort runs there, in about a minute).
  * Each checked in full: keys in order with the same count of every value; the top-k
  * against the counts of the input (its k smallest keys are the first k of their values'
  * positions, in order).
@@ -20,6 +24,7 @@
 #include <string.h>
 
 static const size_t n = 0xFFFFFFFFu;  /* CLRADIX_MAX_N */
+static int parts_skipped;  /* tests that this device's limits left out (the run is then a skip) */
 
 static void setup(void) { open_dev(NULL); }
 
@@ -56,10 +61,15 @@ START_TEST(test_one_segment_of_max_keys)
                                                 NULL, 0, NULL, NULL),
                      CLRADIX_SUCCESS);
     ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, keys_buffer, CL_TRUE, 0, n, keys, 0, NULL, NULL), CL_SUCCESS);
-    size_t at = 0;
-    for (unsigned v = 0; v < 256; ++v)
+    /* (one assertion at the end: Check marks every assertion it passes, a system call each) */
+    size_t at = 0, wrong = n;
+    for (unsigned v = 0; v < 256 && wrong == n; ++v)
         for (size_t c = 0; c < counts[v]; ++c, ++at)
-            ck_assert_msg(keys[at] == v, "key %zu is %u, not %u", at, keys[at], v);
+            if (keys[at] != v) {
+                wrong = at;
+                break;
+            }
+    ck_assert_msg(wrong == n, "key %zu is out of order", wrong);
     clReleaseMemObject(keys_buffer);
     clReleaseMemObject(offsets_buffer);
     free(keys);
@@ -78,26 +88,30 @@ static void check_topk(const uint8_t *keys, const size_t counts[256], size_t k, 
         before += need[v];
     }
     ck_assert_uint_eq(before, k);
-    for (size_t i = 0; i < n; ++i) {
+    size_t wrong = k;  /* (one assertion at the end, as above) */
+    for (size_t i = 0; i < n && wrong == k; ++i) {
         const unsigned v = keys[i];
         if (seen[v] == need[v])
             continue;
         const size_t at = start[v] + seen[v]++;
-        ck_assert_msg(out_keys[at] == v && out_indices[at] == i, "output %zu: key %u at %llu, not %u at %zu", at,
-                      out_keys[at], (unsigned long long)out_indices[at], v, i);
+        if (out_keys[at] != v || out_indices[at] != i)
+            wrong = at;
     }
+    ck_assert_msg(wrong == k, "output %zu is not the key at its position in the input", wrong);
 }
 
-/* Test _i: k of 1000, then (where the device allocates the indices) 2^31 + 2^20. */
+/* Test _i: k of 1000, then 2^31 + 2^20; each where the device allocates the select's
+   positions of every key (16 GiB) and the indices at once. */
 START_TEST(test_topk_of_max_keys)
 {
     const size_t k = _i == 0 ? 1000 : ((size_t)1 << 31) + ((size_t)1 << 20);
     cl_ulong max_alloc = 0;
     ck_assert_int_eq(clGetDeviceInfo(dev.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL),
                      CL_SUCCESS);
-    if (k * 8 > max_alloc) {
+    if (k * 8 > max_alloc || n * sizeof(cl_uint) > max_alloc) {
         printf("edges: top-k of %zu outputs skipped: the device allocates at most %llu bytes at once\n", k,
                (unsigned long long)max_alloc);
+        ++parts_skipped;
         return;
     }
     size_t counts[256];
@@ -138,5 +152,11 @@ int main(void)
     tcase_add_test(tc, test_one_segment_of_max_keys);
     tcase_add_loop_test(tc, test_topk_of_max_keys, 0, 2);
     suite_add_tcase(s, tc);
-    return run_device_suite(s, "test_edges");
+    setenv("CK_FORK", "no", 1);  /* so that parts_skipped counts the tests' skips */
+    const int status = run_device_suite(s, "test_edges");
+    if (status == EXIT_SUCCESS && parts_skipped) {
+        printf("skipped: %d of the tests did not fit this device (the rest passed)\n", parts_skipped);
+        return 77;
+    }
+    return status;
 }
