@@ -18,13 +18,14 @@
  * candidates, both in input order with their positions.
  *
  * The digits are then decided on the candidates alone (about n * 20 / 4096 of any keys
- * for a small k), from the top: a count of the digit of every candidate whose higher digits equal the
- * prefix chosen so far (topk_count) and one work-item's pick (topk_pick). After the last
- * digit the prefix is the k-th key's image T; the candidates below T and the first
- * `remaining` equal to it join the survivors in input order (topk_chunk_counts,
- * topk_chunk_scan, topk_gather). Keys equal in the bit range then all lie in one of the
- * survivors' two runs, each in input order, so the library's stable sort of the survivors
- * with their positions gives the result. Everything the data decides stays on the device.
+ * for a small k), from the top: a count of the digit of every candidate whose higher
+ * digits equal the prefix chosen so far (topk_count) and one work-item's pick
+ * (topk_pick). After the last digit the prefix is the k-th key's image T; the candidates
+ * below T and the first `remaining` equal to it join the survivors in input order
+ * (topk_chunk_counts, topk_chunk_scan, topk_gather). Keys equal in the bit range then all
+ * lie in one of the survivors' two runs, each in input order, so the library's stable sort
+ * of the survivors with their positions gives the result. Everything the data decides
+ * stays on the device.
  *
  * Rows: one work-group selects a whole row at a time (topk_rows_select), each row's
  * survivors in input order; a segmented sort of them follows. Rows longer than a

@@ -176,7 +176,8 @@ START_TEST(test_job_lists)
     cl_kernel list_at = clCreateKernel(program, "test_list_at", &err);
     ck_assert_int_eq(err, CL_SUCCESS);
     uint64_t offset = 0;
-    cl_mem jobs = buffer(16, &offset), out = buffer(sizeof offset, &offset);
+    const uint32_t job[4] = { 0 };  /* one seg_job: the kernel only computes addresses */
+    cl_mem jobs = buffer(sizeof job, job), out = buffer(sizeof offset, &offset);
     /* Slot 7 of list 3 with lists of 2^31 + 1 jobs: job 3 * 2^31 + 10, past 2^32. */
     const cl_uint cap = 0x80000001u, list = 3, slot = 7;
     ck_assert_int_eq(clSetKernelArg(list_at, 0, sizeof jobs, &jobs) | clSetKernelArg(list_at, 1, sizeof cap, &cap)
