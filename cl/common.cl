@@ -181,12 +181,17 @@ uint digit_of(radix_key key, digit_spec spec)
     return (uint)(image_of(key, spec.order) >> spec.shift) & spec.mask;
 }
 
+/* The largest number of the bits [begin_bit, end_bit): their mask, from bit 0. */
+radix_key range_mask_of(uint begin_bit, uint end_bit)
+{
+    const uint bits = end_bit - begin_bit;
+    return bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
+}
+
 /* The bits [begin_bit, end_bit) of key's image, as a number. */
 radix_key masked_image(radix_key key, uint begin_bit, uint end_bit, key_order order)
 {
-    const uint bits = end_bit - begin_bit;
-    const radix_key mask = bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
-    return (image_of(key, order) >> begin_bit) & mask;
+    return (image_of(key, order) >> begin_bit) & range_mask_of(begin_bit, end_bit);
 }
 
 /* The digit of pass `pass` of a sort by bits [begin_bit, end_bit): RADIX_BITS bits from

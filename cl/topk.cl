@@ -82,7 +82,7 @@ key_vector topk_images8(key_vector key, key_order order)
 #endif
 }
 
-/* The masked images (masked_image; range_mask from topk_range_mask) of keys[i .. i + 8). */
+/* The masked images (masked_image; range_mask from range_mask_of) of keys[i .. i + 8). */
 key_vector topk_masked_images8(__global const radix_key *keys, uint i, uint begin_bit, radix_key range_mask,
                                key_order order)
 {
@@ -101,13 +101,6 @@ uint8 topk_top_digits8(__global const radix_key *keys, uint i, uint low, uint ma
 uint topk_top_digit(radix_key key, uint low, uint mask, key_order order)
 {
     return (uint)(image_of(key, order) >> low) & mask;
-}
-
-/* The largest masked image of the bit range [begin_bit, end_bit). */
-radix_key topk_range_mask(uint begin_bit, uint end_bit)
-{
-    const uint bits = end_bit - begin_bit;
-    return bits >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << bits) - 1);
 }
 
 /* Whether the image's digits above bit `above` equal prefix. */
@@ -216,7 +209,7 @@ void topk_sample(__global const radix_key *keys, uint n, uint begin_bit, uint en
     if (lid == 0) {
         bounds[TOPK_PREFIX] = 0;
         bounds[TOPK_LO] = want[0] ? chosen[0] : 0;
-        bounds[TOPK_HI] = want[1] ? chosen[1] : topk_range_mask(begin_bit, end_bit);
+        bounds[TOPK_HI] = want[1] ? chosen[1] : range_mask_of(begin_bit, end_bit);
     }
 }
 
@@ -240,7 +233,7 @@ void topk_range_count(__global const radix_key *keys, uint n, uint slice, uint b
 #ifdef TOPK_VECTORS
     /* 8 keys at once where they are all below lo or all above hi (no sums of a vector's
        components: oclgrind's --uninitialized crashes on them, tests/oclgrind-vector-sum.cl) */
-    const radix_key range_mask = topk_range_mask(begin_bit, end_bit);
+    const radix_key range_mask = range_mask_of(begin_bit, end_bit);
     for (; last - i >= 8; i += 8) {
         const key_vector images = topk_masked_images8(keys, i, begin_bit, range_mask, KEY_ORDER);
         if (all(images < (key_vector)lo)) {
@@ -400,7 +393,7 @@ void topk_split(__global const radix_key *keys, uint n, uint slice, uint begin_b
        8 at a time until one of them may be in. */
     uint i = first;
 #ifdef TOPK_VECTORS
-    const radix_key range_mask = topk_range_mask(begin_bit, end_bit);
+    const radix_key range_mask = range_mask_of(begin_bit, end_bit);
     for (; last - i >= 8; i += 8)
         if (any(topk_masked_images8(keys, i, begin_bit, range_mask, KEY_ORDER) <= (key_vector)hi))
             for (uint j = i; j < i + 8; ++j)

@@ -111,7 +111,7 @@ static uint64_t real_key_of(clradix_key_type type, dist d, uint64_t r, uint64_t 
         const double spread = ldexp(z, (int)bits / 2 - 2);  /* within the range: no clamping needed */
         return is_signed ? (uint64_t)(int64_t)spread : (uint64_t)(ldexp(1.0, (int)bits - 1) + spread);
     }
-    return is_float_type(type) ? float_key_of(type, u < 1.0 ? u : 0.0) : r & ((1u << 20) - 1);
+    return is_float_type(type) ? float_key_of(type, u) : r & ((1u << 20) - 1);
 }
 
 /* keys (n of type) rearranged so that the positions topk_sample reads (j * n / 4096, as

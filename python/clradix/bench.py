@@ -70,11 +70,8 @@ def make_keys(dtype, n, seed, dist="random"):
             return z.astype(dtype)
         bits = dtype.itemsize * 8
         centre = 0.0 if dtype.kind == "i" else 2.0 ** (bits - 1)
-        low = float(np.iinfo(dtype).min)
-        values = np.clip(np.rint(centre + z * 2.0 ** (bits // 2)), low, float(most))
-        # (float64 cannot hold every 64-bit integer: the extremes are clamped in integers)
-        return np.array([min(max(int(v), int(low)), most) for v in values], dtype=dtype) if bits == 64 \
-            else values.astype(dtype)
+        # (within the range but for 8-bit keys: 64-bit ones are far from their ends)
+        return np.clip(np.rint(centre + z * 2.0 ** (bits // 2)), float(np.iinfo(dtype).min), float(most)).astype(dtype)
     if dist == "zipf":
         values = rng.zipf(1.1, n)
         while True:  # draws past the largest value drawn again
