@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 9
+#define CLRADIX_VERSION_MINOR 10
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -538,6 +538,104 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
                                                   clradix_key_type type, const void *keys, size_t rows,
                                                   size_t row_length, size_t k, void *out_keys, void *out_indices,
                                                   size_t index_size, const clradix_options *options);
+
+/* ---------------------------------------------------------------------------------
+ * Records and gathers (since 1.10)
+ *
+ * Records: n records of record_size bytes (any size >= 1) in one array, sorted stably by
+ * several key fields: by fields[0], records whose fields[0] are equal by fields[1], and so
+ * on (fields[0] most significant; at most CLRADIX_MAX_FIELDS fields). Records equal in
+ * every field keep their input order. Each field is a key of its type read in the byte
+ * order of the device (host calls: the host's, which must be the device's) at any byte
+ * offset, no alignment needed, and ordered as that key type in the other calls (floats in
+ * totalOrder, or numpy's order for the _NUMPY types); a field's descending reverses that
+ * field alone, exactly as options.descending reverses a key type's order. Fields must lie
+ * within the record (offset + the type's width <= record_size); they may overlap, and a
+ * list may name the same bytes twice. Bytes outside the fields do not take part. A
+ * 128-bit unsigned key is two CLRADIX_U64 fields, the high word first (at offset 8 of a
+ * little-endian 16-byte record: fields {U64, 8, 0} then {U64, 0, 0}).
+ *
+ * How: each record's fields make one unsigned composite key (fields[0] at the top, each
+ * field as the order-preserving image of its type, see clradix_options): 32 bits or less
+ * are sorted as 32-bit keys, more as 64-bit words, least significant word first, each with
+ * the records' positions, by the pairs sort (so a word's digits that do not vary cost no
+ * pass). clradix_sort_records then moves each record once, by a gather; records of 4, 8
+ * or 16 bytes whose composite fits one word move with the keys through the sort instead.
+ *
+ * Checks, before anything is enqueued: fields NULL, num_fields 0 or more than
+ * CLRADIX_MAX_FIELDS, an unknown type, a field past the record, record_size 0, or an
+ * index size other than 4 and 8: CLRADIX_ERROR_INVALID_ARGUMENT; a buffer smaller than
+ * n * record_size bytes (indices: n * index_size), or indices overlapping records:
+ * CLRADIX_ERROR_INVALID_BUFFER; a device without 64-bit integers in kernels:
+ * CLRADIX_ERROR_UNSUPPORTED. Everything else as for clradix_sort_pairs and
+ * clradix_argsort: queue, events and wait list, thread safety, failures (records are only
+ * read by clradix_argsort_records). Temporaries: n words of 4 or 8 bytes, the pairs
+ * sort's, and for clradix_sort_records by a gather n 4-byte positions and one copy of the
+ * records. The device-buffer calls address at most CLRADIX_MAX_N records.
+ *
+ * The _host forms take host arrays, block, and take any n: each word is made on the host
+ * and sorted with the positions by clradix_sort_pairs_host (out of core where that goes
+ * out of core); clradix_sort_records_host then moves the records on the host. Memory on
+ * the host: n words and n positions, and for clradix_sort_records_host a copy of the
+ * records; its allocation failing is CLRADIX_ERROR_OUT_OF_RESOURCES with the arrays
+ * untouched. On any error the records and indices are as they were. More than
+ * CLRADIX_MAX_N records need 8-byte indices (4: CLRADIX_ERROR_INVALID_ARGUMENT).
+ * ------------------------------------------------------------------------------ */
+
+/* The most fields a record sort takes. */
+#define CLRADIX_MAX_FIELDS 16u
+
+typedef struct clradix_key_field {
+    clradix_key_type type;   /* the field's type and order: any key type */
+    size_t offset;           /* its byte offset within a record */
+    int descending;          /* nonzero: this field in descending order */
+} clradix_key_field;
+
+/* Sorts the records in place, whole records moving. */
+CLRADIX_API clradix_status clradix_sort_records(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
+                                                size_t record_size, size_t n, const clradix_key_field *fields,
+                                                unsigned num_fields, cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list, cl_event *event);
+
+/* The stable permutation instead: indices[i] is the position of the i-th record in sorted
+   order, as index_size-byte unsigned integers (4 or 8); records are only read. */
+CLRADIX_API clradix_status clradix_argsort_records(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
+                                                   size_t record_size, size_t n, const clradix_key_field *fields,
+                                                   unsigned num_fields, cl_mem indices, size_t index_size,
+                                                   cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                   cl_event *event);
+
+CLRADIX_API clradix_status clradix_sort_records_host(clradix_sorter *sorter, cl_command_queue queue, void *records,
+                                                     size_t record_size, size_t n, const clradix_key_field *fields,
+                                                     unsigned num_fields);
+
+CLRADIX_API clradix_status clradix_argsort_records_host(clradix_sorter *sorter, cl_command_queue queue,
+                                                        const void *records, size_t record_size, size_t n,
+                                                        const clradix_key_field *fields, unsigned num_fields,
+                                                        void *indices, size_t index_size);
+
+/*
+ * Gather: dst[i] = src[indices[i]] for i in [0, n), elements of element_size bytes (any
+ * size >= 1), indices of index_size bytes (4 or 8; in the device's byte order for the
+ * device-buffer call); one argsort then moves any number of arrays. An index >= src_n
+ * never makes a kernel read outside src (it is clamped to src_n - 1) and leaves that
+ * element of dst unspecified. Checks before anything is enqueued: index_size not 4 or 8,
+ * element_size 0, src_n 0 with n > 0, or n past CLRADIX_MAX_N (device buffers):
+ * CLRADIX_ERROR_INVALID_ARGUMENT; indices smaller than n * index_size bytes, src smaller
+ * than src_n * element_size, dst smaller than n * element_size, or dst overlapping src or
+ * indices: CLRADIX_ERROR_INVALID_BUFFER. Queue, events and failures as for the sorts;
+ * no temporaries. The host form takes any n: on the device where indices, src and dst fit
+ * it at once (under the sorter's memory limit), else on the host; on error dst is as it
+ * was.
+ */
+CLRADIX_API clradix_status clradix_gather(clradix_sorter *sorter, cl_command_queue queue, cl_mem indices,
+                                          size_t index_size, cl_mem src, size_t src_n, cl_mem dst,
+                                          size_t element_size, size_t n, cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+CLRADIX_API clradix_status clradix_gather_host(clradix_sorter *sorter, cl_command_queue queue, const void *indices,
+                                               size_t index_size, const void *src, size_t src_n, void *dst,
+                                               size_t element_size, size_t n);
 
 #ifdef __cplusplus
 }

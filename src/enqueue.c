@@ -44,6 +44,22 @@ cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg)
     return chain_push(c, err, event);
 }
 
+cl_int chain_copy(chain *c, cl_mem from, cl_mem to, size_t bytes)
+{
+    cl_event event = NULL;
+    c->tried = 1;
+    cl_int err = clEnqueueCopyBuffer(c->queue, from, to, 0, 0, bytes, chain_wait_count(c), chain_wait_list(c), &event);
+    return chain_push(c, err, event);
+}
+
+/* Hands the chain's last command over to a sort enqueued after it: the sort's event
+   (sort_done, on success) becomes the last. */
+void chain_follow(chain *c, cl_event sort_done)
+{
+    c->tried = 1;
+    chain_push(c, CL_SUCCESS, sort_done);
+}
+
 cl_int chain_marker(chain *c)
 {
     cl_event event = NULL;

@@ -84,7 +84,7 @@ static inline int size_mul_count(cl_ulong count, size_t unit, size_t *bytes)
 
 /* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
    value size class. */
-enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_TOPK, PROGRAM_KINDS };
+enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_TOPK, PROGRAM_RECORDS, PROGRAM_KINDS };
 /* Keys of 4, 8, 2 and 1 bytes, then floats of 4, 8 and 2 bytes in numpy's order; values of
    0, 4, 8 and 16 bytes. */
 enum { KEY_CLASSES = 7, VALUE_CLASSES = 4 };
@@ -130,6 +130,9 @@ typedef struct radix_program {
     /* PROGRAM_TOPK (cl/topk.cl) */
     cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count;
     cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
+    /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys; gathers of
+       elements in units of 1, 4, 8 and 16 bytes */
+    cl_kernel records_key, records_gather[4];
     /* Kernel arguments are state of the kernel object: a sort sets them on the program's
        own kernels while no other sort holds those (kernels_busy), else on a copy with
        kernel objects of its own; copies are kept for later sorts. */
@@ -379,6 +382,8 @@ typedef struct chain {
 } chain;
 cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg);
 cl_int chain_marker(chain *c);
+cl_int chain_copy(chain *c, cl_mem from, cl_mem to, size_t bytes);  /* bytes of from to to, both from 0 */
+void chain_follow(chain *c, cl_event sort_done);
 size_t groups_for(size_t count, size_t wg);  /* groups of wg work-items for count items */
 /* The levels of an exclusive scan of count entries in s->buffer[SCRATCH_LEVELS], in tiles
    of 2 * scan_wg, each level scanning the tile sums of the one before. */

@@ -17,6 +17,7 @@ static const char *const source_files[PROGRAM_KINDS][MAX_SOURCES] = {
     [PROGRAM_LSD] = { "common.cl", "histogram.cl", "plan.cl", "scan.cl", "scatter.cl", "small.cl", "iota.cl" },
     [PROGRAM_SEGMENTS] = { "common.cl", "scan.cl", "segments.cl" },
     [PROGRAM_TOPK] = { "common.cl", "topk.cl" },
+    [PROGRAM_RECORDS] = { "common.cl", "records.cl" },
 };
 
 static int source_count(enum program_kind kind)
@@ -40,8 +41,9 @@ typedef struct kernel_entry {
 #define LSD (1u << PROGRAM_LSD)
 #define SEGMENTS (1u << PROGRAM_SEGMENTS)
 #define TOPK (1u << PROGRAM_TOPK)
+#define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 35 };
+enum { KERNEL_COUNT = 40 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -82,6 +84,11 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->topk_gather, "topk_gather", TOPK, 0, 1 },
         { &p->topk_rows_select, "topk_rows_select", TOPK, 0, 1 },
         { &p->topk_write, "topk_write", TOPK, 1, 1 },
+        { &p->records_key, "records_key", RECORDS, 1, 1 },
+        { &p->records_gather[0], "records_gather_1", RECORDS, 1, 1 },
+        { &p->records_gather[1], "records_gather_4", RECORDS, 1, 1 },
+        { &p->records_gather[2], "records_gather_8", RECORDS, 1, 1 },
+        { &p->records_gather[3], "records_gather_16", RECORDS, 1, 1 },
     };
     memcpy(table, entries, sizeof entries);
 }

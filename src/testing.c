@@ -378,3 +378,10 @@ cl_int testing_clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool blockin
 {
     return fails("clEnqueueReadBuffer") ? CL_OUT_OF_RESOURCES : clEnqueueReadBuffer(q, b, blocking, o, s, p, n, w, e);
 }
+
+cl_int testing_clEnqueueCopyBuffer(cl_command_queue q, cl_mem from, cl_mem to, size_t from_offset, size_t to_offset,
+                                   size_t s, cl_uint n, const cl_event *w, cl_event *e)
+{
+    return fails("clEnqueueCopyBuffer") ? CL_OUT_OF_RESOURCES
+                                        : clEnqueueCopyBuffer(q, from, to, from_offset, to_offset, s, n, w, e);
+}

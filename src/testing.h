@@ -95,6 +95,8 @@ cl_int testing_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint, cons
 cl_int testing_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint, const cl_event *, cl_event *);
 cl_int testing_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint,
                                    const cl_event *, cl_event *);
+cl_int testing_clEnqueueCopyBuffer(cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint, const cl_event *,
+                                   cl_event *);
 void *testing_clEnqueueMapBuffer(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint,
                                  const cl_event *, cl_event *, cl_int *);
 void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_alloc, cl_ulong *global_mem);
@@ -115,6 +117,7 @@ void testing_device_limits(size_t *local_mem, size_t *max_wg, cl_ulong *max_allo
 #define clEnqueueNDRangeKernel testing_clEnqueueNDRangeKernel
 #define clEnqueueMarkerWithWaitList testing_clEnqueueMarkerWithWaitList
 #define clEnqueueReadBuffer testing_clEnqueueReadBuffer
+#define clEnqueueCopyBuffer testing_clEnqueueCopyBuffer
 #define clEnqueueMapBuffer testing_clEnqueueMapBuffer
 #endif
 

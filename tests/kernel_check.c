@@ -35,7 +35,16 @@ typedef struct step {
     const size_t *segments;   /* not NULL: a segmented sort of these lengths (MIX of them) */
     size_t topk_rows, topk_k; /* topk_k > 0: a top-k instead, of n keys in topk_rows rows (0: 1), indices of
                                  call.value_size bytes */
+    const struct record_step *records;  /* not NULL: a record sort of n records instead */
 } step;
+
+/* A record sort's shape (argsort with 4-byte indices). */
+typedef struct record_step {
+    records_call call;
+    size_t record_size;
+    unsigned num_fields;
+    clradix_key_field fields[3];
+} record_step;
 
 enum { MAX_STEPS = 10 };
 
@@ -86,6 +95,16 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define KEYS(api) { API_##api, SORT_KEYS, 0 }
 #define PAIRS(api, size) { API_##api, SORT_PAIRS, size }
 #define ARGSORT(api, size) { API_##api, SORT_ARGSORT, size }
+
+/* Records: moved through a sort (16 bytes, one word), by gathers of 1-, 4-, 8- and 16-byte
+   units (13, 12, 24 and 32 bytes), 128-bit keys over two words, argsort. */
+static const record_step record_16 = { RECORDS_DEVICE_SORT, 16, 1, { { CLRADIX_U32, 4, 0 } } };
+static const record_step record_13 = { RECORDS_DEVICE_SORT, 13, 3,
+                                       { { CLRADIX_I16, 3, 1 }, { CLRADIX_F32_NUMPY, 7, 0 }, { CLRADIX_U8, 0, 0 } } };
+static const record_step record_12 = { RECORDS_DEVICE_SORT, 12, 2, { { CLRADIX_F16, 1, 0 }, { CLRADIX_U32, 8, 1 } } };
+static const record_step record_24 = { RECORDS_DEVICE_SORT, 24, 2, { { CLRADIX_U64, 8, 0 }, { CLRADIX_U64, 0, 0 } } };
+static const record_step record_32 = { RECORDS_DEVICE_ARGSORT, 32, 2, { { CLRADIX_I64, 5, 1 }, { CLRADIX_F64, 17, 0 } } };
+static const record_step record_32_sort = { RECORDS_DEVICE_SORT, 32, 1, { { CLRADIX_U8, 31, 0 } } };
 
 static const check_case cases[] = {
     /* Each shape's cases in one process (oclgrind's start and its compile of a program
@@ -244,6 +263,19 @@ static const check_case cases[] = {
         { CLRADIX_U32, DIST_SIXTEEN, 1200, ARGSORT(DEVICE, 4), { 0 }, NULL, 0, 400 },
         { CLRADIX_U16, DIST_RANDOM, 1000, ARGSORT(DEVICE, 4), { 0 }, NULL, 10, 7 } },
       "TOPK_SORT=4,MEDIUM_N=64" },
+
+    /* Records (cl/records.cl): each word made on the device, sorted with the positions,
+       the records gathered; on the own shape and a GPU-like one. */
+    { "own records", OWN, "",
+      { { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_16 },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_13 },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 },
+        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32 },
+        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32_sort } },
+      CPU },
+    { "gpu-like records", GPU_LIKE, "",
+      { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
+        { 0, 0, 1200, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
@@ -267,7 +299,10 @@ static int run_case(size_t i, cl_context context, cl_device_id device)
         const step *p = &c->steps[s];
         char msg[256], call[64];
         const size_t rows = p->topk_rows ? p->topk_rows : 1;
-        const int wrong = p->topk_k
+        const int wrong = p->records
+            ? records_case(&t, p->records->call, p->records->record_size, p->n, p->records->fields,
+                           p->records->num_fields, 4, 100 * i + s, msg, sizeof msg)
+            : p->topk_k
             ? topk_case(&t, p->type, p->d, rows, p->n / rows, p->topk_k, p->call.api == API_HOST, p->call.value_size, 0,
                         &p->options, 100 * i + s, msg, sizeof msg)
             : p->segments

@@ -297,6 +297,145 @@ START_TEST(test_topk_faults)
 }
 END_TEST
 
+/* Records: a sort by a gather over two words, an argsort, and a host sort. Device calls
+   may leave the records (indices) untouched, sorted, or permuted after work was enqueued;
+   host calls untouched or sorted. */
+typedef struct records_scenario {
+    const char *name;
+    records_call call;
+} records_scenario;
+static const records_scenario records_scenarios[] = {
+    { "records, device sort", RECORDS_DEVICE_SORT },
+    { "records, device argsort", RECORDS_DEVICE_ARGSORT },
+    { "records, host sort", RECORDS_HOST_SORT },
+};
+enum { RECORDS_SCENARIOS = sizeof records_scenarios / sizeof records_scenarios[0], RECORD_SIZE = 13 };
+static const clradix_key_field record_fields[] = { { CLRADIX_U64, 5, 0 }, { CLRADIX_I32, 1, 1 } };
+
+static int compare_record_bytes(const void *a, const void *b) { return memcmp(a, b, RECORD_SIZE); }
+
+/* What a call left in bytes (count elements of size each): untouched, the right result, a
+   permutation of the input, or broken. */
+static outcome judge_elements(const unsigned char *left, const unsigned char *input, const unsigned char *right,
+                              size_t count, size_t size, int (*compare)(const void *, const void *))
+{
+    if (!memcmp(left, input, count * size))
+        return UNTOUCHED;
+    if (!memcmp(left, right, count * size))
+        return SORTED;
+    unsigned char *a = malloc(count * size), *b = malloc(count * size);
+    memcpy(a, left, count * size);
+    memcpy(b, right, count * size);
+    qsort(a, count, size, compare);
+    qsort(b, count, size, compare);
+    const int same = !memcmp(a, b, count * size);
+    free(a);
+    free(b);
+    return same ? PERMUTED : BROKEN;
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static clradix_status run_records_faulty(const records_scenario *r, unsigned long fail_at, outcome *left,
+                                         unsigned long *calls)
+{
+    enum { N = 5000 };
+    unsigned char *records = make_records(RECORD_SIZE, N, 31), *input = malloc(RECORD_SIZE * N);
+    unsigned char *right = malloc(RECORD_SIZE * N);
+    uint32_t *indices = malloc(4 * N), *input_indices = malloc(4 * N), *right_indices = malloc(4 * N);
+    memcpy(input, records, RECORD_SIZE * N);
+    size_t *perm = records_oracle(records, RECORD_SIZE, N, record_fields, 2);
+    for (size_t i = 0; i < N; ++i) {
+        memcpy(right + i * RECORD_SIZE, input + perm[i] * RECORD_SIZE, RECORD_SIZE);
+        right_indices[i] = (uint32_t)perm[i];
+        input_indices[i] = indices[i] = 0xEEEEEEEEu;
+    }
+    clradix_testing_fail_at(fail_at);
+    clradix_status status;
+    unsigned long made;
+    if (r->call == RECORDS_HOST_SORT) {
+        status = clradix_sort_records_host(dev.sorter, NULL, records, RECORD_SIZE, N, record_fields, 2);
+        made = clradix_testing_calls();
+    } else {
+        cl_int err;
+        cl_mem buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, RECORD_SIZE * N, records,
+                                       &err);
+        cl_mem index_buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * N, indices,
+                                             &err);
+        status = r->call == RECORDS_DEVICE_SORT
+               ? clradix_sort_records(dev.sorter, dev.queue, buffer, RECORD_SIZE, N, record_fields, 2, 0, NULL, NULL)
+               : clradix_argsort_records(dev.sorter, dev.queue, buffer, RECORD_SIZE, N, record_fields, 2,
+                                         index_buffer, 4, 0, NULL, NULL);
+        made = clradix_testing_calls();
+        clradix_testing_fail_at(0);
+        clFinish(dev.queue);
+        ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, buffer, CL_TRUE, 0, RECORD_SIZE * N, records, 0, NULL, NULL),
+                         CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, index_buffer, CL_TRUE, 0, 4 * N, indices, 0, NULL, NULL),
+                         CL_SUCCESS);
+        clReleaseMemObject(buffer);
+        clReleaseMemObject(index_buffer);
+    }
+    if (calls)
+        *calls = made;
+    clradix_testing_fail_at(0);
+    if (r->call == RECORDS_DEVICE_ARGSORT) {
+        uint32_t *identity = malloc(4 * N);
+        for (size_t i = 0; i < N; ++i)
+            identity[i] = (uint32_t)i;
+        *left = memcmp(records, input, RECORD_SIZE * N)
+              ? BROKEN : judge_elements((unsigned char *)indices, (unsigned char *)input_indices,
+                                        (unsigned char *)right_indices, N, 4, compare_u32);
+        if (*left == PERMUTED)  /* a permutation of the positions, not of what the buffer held */
+            *left = judge_elements((unsigned char *)indices, (unsigned char *)input_indices, (unsigned char *)identity,
+                                   N, 4, compare_u32) == BROKEN ? BROKEN : PERMUTED;
+        free(identity);
+    } else {
+        *left = judge_elements(records, input, right, N, RECORD_SIZE, compare_record_bytes);
+    }
+    free(records);
+    free(input);
+    free(right);
+    free(indices);
+    free(input_indices);
+    free(right_indices);
+    free(perm);
+    return status;
+}
+
+START_TEST(test_records_faults)
+{
+    const records_scenario *r = &records_scenarios[_i];
+    outcome left;
+    unsigned long calls = 0;
+    open_dev(NULL);
+    ck_assert_int_eq(run_records_faulty(r, 0, &left, &calls), CLRADIX_SUCCESS);
+    ck_assert_int_eq(left, SORTED);
+    ck_assert_uint_gt(calls, 0);
+    close_dev();
+    unsigned errors = 0;
+    for (unsigned long f = 1; f <= calls; ++f) {
+        open_dev(NULL);
+        const clradix_status status = run_records_faulty(r, f, &left, NULL);
+        ck_assert_msg(left != BROKEN, "%s: fault %lu of %lu left the data broken", r->name, f, calls);
+        ck_assert_msg(status != CLRADIX_SUCCESS || left == SORTED, "%s: fault %lu: success without the result",
+                      r->name, f);
+        ck_assert_msg(r->call != RECORDS_HOST_SORT || status == CLRADIX_SUCCESS || left == UNTOUCHED,
+                      "%s: fault %lu: %s with the records %s", r->name, f, clradix_status_string(status),
+                      outcome_names[left]);
+        errors += status != CLRADIX_SUCCESS;
+        ck_assert_int_eq(run_records_faulty(r, 0, &left, NULL), CLRADIX_SUCCESS);
+        ck_assert_msg(left == SORTED, "%s: no result after fault %lu", r->name, f);
+        close_dev();
+    }
+    printf("faults: %s: %lu faults, %u errors reported\n", r->name, calls, errors);
+}
+END_TEST
+
 static void empty_folder(const char *dir)
 {
     char command[300];
@@ -424,6 +563,7 @@ int main(void)
     TCase *others = tcase_create("others");
     tcase_set_timeout(others, 600);
     tcase_add_loop_test(others, test_topk_faults, 0, TOPK_SCENARIOS);
+    tcase_add_loop_test(others, test_records_faults, 0, RECORDS_SCENARIOS);
     tcase_add_test(others, test_create_faults);
     tcase_add_test(others, test_small_limits);
     tcase_add_test(others, test_memory_limits);

@@ -761,3 +761,141 @@ int segments_case(test_device *t, const sort_call *call, clradix_key_type type, 
     free(values);
     return failed;
 }
+
+/* ---------------------------------------------------------------------------------
+ * Records (test_records.c, kernel_check.c)
+ * ------------------------------------------------------------------------------ */
+
+/* The oracle's sort key of one record: its fields' images, most significant first. */
+typedef struct oracle_row {
+    uint64_t image[CLRADIX_MAX_FIELDS];
+    unsigned fields;
+    size_t index;
+} oracle_row;
+
+static int compare_rows(const void *a, const void *b)
+{
+    const oracle_row *x = a, *y = b;
+    for (unsigned f = 0; f < x->fields; ++f)
+        if (x->image[f] != y->image[f])
+            return x->image[f] < y->image[f] ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t *records_oracle(const unsigned char *records, size_t record_size, size_t n, const clradix_key_field *fields,
+                       unsigned num_fields)
+{
+    oracle_row *rows = malloc((n ? n : 1) * sizeof *rows);
+    for (size_t i = 0; i < n; ++i) {
+        rows[i].fields = num_fields;
+        rows[i].index = i;
+        for (unsigned f = 0; f < num_fields; ++f) {
+            uint64_t key = 0;  /* an aligned copy of the field, for oracle_image */
+            memcpy(&key, records + i * record_size + fields[f].offset, key_bytes_of(fields[f].type));
+            const clradix_options options = { 0, 0, fields[f].descending };
+            rows[i].image[f] = oracle_image(fields[f].type, &key, 0, &options);
+        }
+    }
+    qsort(rows, n, sizeof *rows, compare_rows);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    for (size_t i = 0; i < n; ++i)
+        perm[i] = rows[i].index;
+    free(rows);
+    return perm;
+}
+
+unsigned char *make_records(size_t record_size, size_t n, uint64_t seed)
+{
+    unsigned char *records = malloc(record_size * n + 1);
+    uint64_t state = seed;
+    for (size_t i = 0; i < record_size * n; ++i) {
+        const uint64_t r = rng_next(&state);
+        records[i] = r % 8 == 0 ? (unsigned char)(r >> 8) : (unsigned char)((r >> 8) % 3 * 0x3F);
+    }
+    return records;
+}
+
+const char *const records_call_names[RECORDS_CALLS] = { "device sort", "device argsort", "host sort",
+                                                         "host argsort" };
+
+/* Sorts records (or their argsort into indices) through the call: device calls through
+   buffers of their own, waiting on the returned event. A device argsort that changed the
+   records: CLRADIX_ERROR_OPENCL. */
+static clradix_status run_records(test_device *t, records_call call, unsigned char *records, size_t record_size,
+                                  size_t n, const clradix_key_field *fields, unsigned num_fields, void *indices,
+                                  size_t index_size)
+{
+    if (call == RECORDS_HOST_SORT)
+        return clradix_sort_records_host(t->sorter, t->host_queue, records, record_size, n, fields, num_fields);
+    if (call == RECORDS_HOST_ARGSORT)
+        return clradix_argsort_records_host(t->sorter, t->host_queue, records, record_size, n, fields, num_fields,
+                                            indices, index_size);
+    cl_int err, index_err = CL_SUCCESS;
+    const size_t bytes = record_size * n, index_bytes = index_size * n;
+    cl_mem buffer = clCreateBuffer(t->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes ? bytes : 1,
+                                   bytes ? records : (void *)&err, &err);
+    cl_mem index_buffer = call == RECORDS_DEVICE_ARGSORT
+                        ? clCreateBuffer(t->context, CL_MEM_READ_WRITE, index_bytes ? index_bytes : 1, NULL, &index_err)
+                        : NULL;
+    if (err != CL_SUCCESS || index_err != CL_SUCCESS)
+        return CLRADIX_ERROR_OPENCL;
+    cl_event done = NULL;
+    clradix_status status =
+        call == RECORDS_DEVICE_SORT
+            ? clradix_sort_records(t->sorter, t->queue, buffer, record_size, n, fields, num_fields, 0, NULL, &done)
+            : clradix_argsort_records(t->sorter, t->queue, buffer, record_size, n, fields, num_fields, index_buffer,
+                                      index_size, 0, NULL, &done);
+    if (status == CLRADIX_SUCCESS) {
+        unsigned char *back = malloc(bytes + 1);
+        if (clEnqueueReadBuffer(t->queue, buffer, CL_TRUE, 0, bytes, back, 1, &done, NULL) != CL_SUCCESS
+            || (index_buffer && clEnqueueReadBuffer(t->queue, index_buffer, CL_TRUE, 0, index_bytes, indices, 1, &done,
+                                                    NULL) != CL_SUCCESS)
+            || (index_buffer && memcmp(back, records, bytes)))
+            status = CLRADIX_ERROR_OPENCL;
+        else if (!index_buffer)
+            memcpy(records, back, bytes);
+        free(back);
+        clReleaseEvent(done);
+    }
+    release_buffer(buffer);
+    if (index_buffer)
+        release_buffer(index_buffer);
+    return status;
+}
+
+int records_case(test_device *t, records_call call, size_t record_size, size_t n, const clradix_key_field *fields,
+                 unsigned num_fields, size_t index_size, uint64_t seed, char *msg, size_t msg_size)
+{
+    unsigned char *records = make_records(record_size, n, seed), *input = malloc(record_size * n + 1);
+    memcpy(input, records, record_size * n);
+    void *indices = malloc(index_size * n + 1);
+    size_t *perm = records_oracle(records, record_size, n, fields, num_fields);
+    const clradix_status status = run_records(t, call, records, record_size, n, fields, num_fields, indices,
+                                              index_size);
+    const int argsort = call == RECORDS_DEVICE_ARGSORT || call == RECORDS_HOST_ARGSORT;
+    int failed = 0;
+    if (status != CLRADIX_SUCCESS) {
+        snprintf(msg, msg_size, "%s", clradix_status_string(status));
+        failed = 1;
+    } else if (argsort && memcmp(records, input, record_size * n)) {
+        snprintf(msg, msg_size, "argsort changed the records");
+        failed = 1;
+    }
+    for (size_t i = 0; i < n && !failed; ++i) {
+        if (argsort) {
+            const uint64_t got = get_key(indices, (unsigned)index_size, i);
+            if (got != perm[i]) {
+                snprintf(msg, msg_size, "index %zu of %zu: got %llu, want %zu", i, n, (unsigned long long)got, perm[i]);
+                failed = 1;
+            }
+        } else if (memcmp(records + i * record_size, input + perm[i] * record_size, record_size)) {
+            snprintf(msg, msg_size, "record %zu of %zu is not input record %zu", i, n, perm[i]);
+            failed = 1;
+        }
+    }
+    free(records);
+    free(input);
+    free(indices);
+    free(perm);
+    return failed;
+}

@@ -114,6 +114,23 @@ int segments_case(test_device *t, const sort_call *call, clradix_key_type type, 
                   size_t num_segments, size_t gap_before, size_t gap_after, const clradix_options *options,
                   uint64_t seed, cl_event gate, char *msg, size_t msg_size);
 
+/* Records: n records of record_size bytes whose bytes repeat often (few distinct fields, so
+   ties reach the later fields), with a random byte now and then (NaNs, infinities). */
+unsigned char *make_records(size_t record_size, size_t n, uint64_t seed);
+/* The oracle of the record sorts: perm[i] is the input position of the i-th record in the
+   stable order of the fields (qsort over each field's oracle_image, descending as that
+   field's mirror, then the position). */
+size_t *records_oracle(const unsigned char *records, size_t record_size, size_t n, const clradix_key_field *fields,
+                       unsigned num_fields);
+typedef enum records_call {
+    RECORDS_DEVICE_SORT, RECORDS_DEVICE_ARGSORT, RECORDS_HOST_SORT, RECORDS_HOST_ARGSORT, RECORDS_CALLS
+} records_call;
+extern const char *const records_call_names[RECORDS_CALLS];
+/* One record sort of generated records through the call (argsort with indices of
+   index_size bytes) against the oracle; 0, or 1 with msg filled. */
+int records_case(test_device *t, records_call call, size_t record_size, size_t n, const clradix_key_field *fields,
+                 unsigned num_fields, size_t index_size, uint64_t seed, char *msg, size_t msg_size);
+
 /* Fills dir (a mkdtemp template) with a copy of the kernel sources whose scatter.cl has a
    line that does not compile, for CLRADIX_KERNEL_DIR; remove_folder removes it again. */
 void make_broken_kernel_dir(char *dir);

@@ -1,0 +1,544 @@
+/*
+ * Records sorted by several key fields, and gathers (cl/records.cl). A record's fields make
+ * one unsigned composite key, fields[0] at the top, each field as the order-preserving
+ * image of its type (key_order.h), so that the composite's unsigned order is the field
+ * list's order. Its words, least significant first, are sorted stably with the records'
+ * positions by the pairs sort (LSD over words, each pass skipping the digits that do not
+ * vary); the device-buffer calls make each word on the device (records_key), the host
+ * calls on the host and sort it with clradix_sort_pairs_host, which goes out of core
+ * where needed. Sorting records then moves each record once, by a gather, except records
+ * of 4, 8 or 16 bytes whose composite fits one word: they move through the sort as values.
+ */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The composite key of a field list. */
+typedef struct record_plan {
+    unsigned num_fields;
+    unsigned total_bits;          /* of the composite */
+    unsigned words;               /* sorted words */
+    unsigned word_bytes;          /* 4: the composite fits 32 bits; else 8 */
+    size_t offset[CLRADIX_MAX_FIELDS];
+    key_transform transform[CLRADIX_MAX_FIELDS];
+    unsigned low_bit[CLRADIX_MAX_FIELDS];  /* the field's lowest bit in the composite */
+} record_plan;
+
+static clradix_status plan_records(const clradix_key_field *fields, unsigned num_fields, size_t record_size,
+                                   record_plan *plan)
+{
+    if (!fields || num_fields == 0 || num_fields > CLRADIX_MAX_FIELDS || record_size == 0)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    plan->num_fields = num_fields;
+    plan->total_bits = 0;
+    for (unsigned f = num_fields; f-- > 0;) {  /* the last field is the least significant */
+        const unsigned bytes = key_type_bytes(fields[f].type);
+        if (!bytes || bytes > record_size || fields[f].offset > record_size - bytes)
+            return CLRADIX_ERROR_INVALID_ARGUMENT;
+        plan->offset[f] = fields[f].offset;
+        plan->transform[f] = key_transform_of(fields[f].type, fields[f].descending);
+        plan->low_bit[f] = plan->total_bits;
+        plan->total_bits += 8 * bytes;
+    }
+    plan->word_bytes = plan->total_bits <= 32 ? 4 : 8;
+    plan->words = (plan->total_bits + 63) / 64;
+    return CLRADIX_SUCCESS;
+}
+
+/* The bits of word w that the sort takes (the top word may be partly empty). */
+static unsigned word_bits(const record_plan *plan, unsigned w)
+{
+    const unsigned above = plan->total_bits - 64 * w;
+    return above < 8 * plan->word_bytes ? above : 8 * plan->word_bytes;
+}
+
+/* A field's part in word w: its image shifted right by `right`, then left by `left`;
+   0 when the field has no bit in that word. */
+static int field_part(const record_plan *plan, unsigned f, unsigned w, unsigned *right, unsigned *left)
+{
+    const unsigned low = plan->low_bit[f], base = 64 * w;
+    if (low >= base + 64 || low + plan->transform[f].width <= base)
+        return 0;
+    *right = low < base ? base - low : 0;
+    *left = low > base ? low - base : 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Device buffers
+ * ------------------------------------------------------------------------------ */
+
+enum { PART_WORDS = 12 };  /* as in cl/records.cl */
+
+static void put_ulong(cl_uint *at, uint64_t v)
+{
+    at[0] = (cl_uint)v;
+    at[1] = (cl_uint)(v >> 32);
+}
+
+/* The parts of word w for records_key; returns their number. */
+static cl_uint word_parts(const record_plan *plan, unsigned w, cl_uint parts[CLRADIX_MAX_FIELDS * PART_WORDS])
+{
+    cl_uint count = 0;
+    for (unsigned f = 0; f < plan->num_fields; ++f) {
+        unsigned right, left;
+        if (!field_part(plan, f, w, &right, &left))
+            continue;
+        cl_uint *part = parts + count++ * PART_WORDS;
+        const key_transform *t = &plan->transform[f];
+        put_ulong(part, plan->offset[f]);
+        part[2] = t->width / 8;
+        part[3] = left;
+        part[4] = right;
+        part[5] = 0;
+        put_ulong(part + 6, t->pos_xor);
+        put_ulong(part + 8, t->neg_xor);
+        put_ulong(part + 10, t->nan_above);
+    }
+    return count;
+}
+
+/* The buffers of one call, counted in the sorter's memory while they live. */
+enum { CALL_WORDS, CALL_ORDER, CALL_COPY, CALL_PARTS, CALL_BUFFERS = CALL_PARTS + 4 };
+typedef struct call_buffers {
+    cl_mem buffer[CALL_BUFFERS];
+    size_t bytes[CALL_BUFFERS];
+} call_buffers;
+
+static cl_mem call_buffer(clradix_sorter *sorter, call_buffers *b, int slot, cl_mem_flags flags, size_t bytes,
+                          void *host, cl_int *err)
+{
+    if (*err != CL_SUCCESS)
+        return NULL;
+    b->buffer[slot] = sorter_buffer(sorter, flags, bytes, host, err);
+    b->bytes[slot] = bytes;
+    return b->buffer[slot];
+}
+
+static void call_buffers_release(clradix_sorter *sorter, call_buffers *b)
+{
+    for (int i = 0; i < CALL_BUFFERS; ++i)
+        sorter_buffer_release(sorter, b->buffer[i], b->bytes[i]);  /* freed once the commands that use it are done */
+}
+
+/* The call's last event to the caller on success (else released); returns status. */
+static clradix_status hand_over(clradix_status status, chain *c, cl_event *event)
+{
+    if (status == CLRADIX_SUCCESS && !c->last && event)
+        status = status_from_cl(chain_marker(c));
+    if (status == CLRADIX_SUCCESS && event)
+        *event = c->last;
+    else if (c->last)
+        clReleaseEvent(c->last);
+    return status;
+}
+
+/* Enqueues dst[i] = src[min(indices[i], src_n - 1)] with the program's gathers. */
+static cl_int enqueue_gather(chain *c, const radix_program *p, cl_mem indices, cl_uint index_size, cl_mem src,
+                             cl_ulong src_n, cl_mem dst, size_t element_size, size_t n)
+{
+    const unsigned unit_log = element_size % 16 == 0 ? 3 : element_size % 8 == 0 ? 2 : element_size % 4 == 0 ? 1 : 0;
+    const size_t unit = unit_log ? (size_t)2 << unit_log : 1;
+    const cl_kernel kernel = p->records_gather[unit_log];
+    const cl_ulong units = element_size / unit, count = (cl_ulong)n * units;
+    const size_t wg = p->params.scan_wg, launch = (size_t)1 << 30;  /* work-items per launch, at most */
+    cl_int err = set_args(kernel, 5, ARG(indices), ARG(index_size), ARG(src), ARG(src_n), ARG(dst));
+    if (err == CL_SUCCESS)
+        err = set_args_at(kernel, 5, 1, ARG(units));
+    if (err == CL_SUCCESS)
+        err = set_args_at(kernel, 7, 1, ARG(count));
+    for (cl_ulong first = 0; first < count && err == CL_SUCCESS; first += launch) {
+        const cl_ulong left = count - first;
+        err = set_args_at(kernel, 6, 1, ARG(first));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, kernel, groups_for(left < launch ? (size_t)left : launch, wg), wg);
+    }
+    return err;
+}
+
+/* The program of records and gathers (64-bit integers in kernels needed). */
+static clradix_status records_program(clradix_sorter *sorter, radix_program **p)
+{
+    if (!sorter->limits.int64)
+        return CLRADIX_ERROR_UNSUPPORTED;
+    return program_get(sorter, PROGRAM_RECORDS, (key_variant){ 8, 0 }, 0, p);
+}
+
+/* A call whose wait list alone makes its event. */
+static clradix_status enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait_list,
+                                      cl_event *event)
+{
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
+    return hand_over(CLRADIX_SUCCESS, &c, event);
+}
+
+/* The words of the plan sorted with the positions in order (index_size bytes each, or the
+   records themselves as values when move_records), each word made by records_key from
+   the order so far. */
+static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const radix_program *p,
+                                      const record_plan *plan, cl_mem records, size_t record_size, size_t n,
+                                      const call_buffers *b, cl_mem order, size_t index_size, int move_records)
+{
+    const cl_uint word_bytes = plan->word_bytes, order_size = (cl_uint)index_size, n32 = (cl_uint)n;
+    const cl_ulong record_bytes = record_size;
+    sort_request s = { 0 };
+    s.type = word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
+    s.key_bytes = word_bytes;
+    s.keys = b->buffer[CALL_WORDS];
+    s.values = move_records ? records : order;
+    s.value_size = move_records ? record_size : index_size;
+    s.n = n;
+    s.keys_size = n * word_bytes;
+    s.values_size = n * s.value_size;
+    clradix_status status = CLRADIX_SUCCESS;
+    for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
+        const cl_uint first = w == 0, num_parts = (cl_uint)b->bytes[CALL_PARTS + w] / (PART_WORDS * sizeof(cl_uint));
+        const cl_mem key_order = move_records ? NULL : order;
+        cl_int err = set_args(p->records_key, 10, ARG(records), ARG(record_bytes), ARG(key_order), ARG(order_size),
+                              ARG(first), ARG(b->buffer[CALL_PARTS + w]), ARG(num_parts), ARG(s.keys),
+                              ARG(word_bytes), ARG(n32));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->records_key, groups_for(n, p->params.scan_wg), p->params.scan_wg);
+        status = status_from_cl(err);
+        cl_event sorted = NULL;
+        s.end_bit = word_bits(plan, w);
+        if (status == CLRADIX_SUCCESS)
+            status = dispatch_sort(sorter, c->queue, &s, 1, &c->last, &sorted);
+        if (status == CLRADIX_SUCCESS)
+            chain_follow(c, sorted);
+    }
+    return status;
+}
+
+static clradix_status records_device(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
+                                     size_t record_size, size_t n, const clradix_key_field *fields,
+                                     unsigned num_fields, cl_mem indices, size_t index_size, int argsort,
+                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    if (!sorter || !queue || !records || n > CLRADIX_MAX_N || (argsort && !indices))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    record_plan plan;
+    clradix_status status = plan_records(fields, num_fields, record_size, &plan);
+    size_t records_size = 0, indices_size = 0;
+    if (status == CLRADIX_SUCCESS && argsort)
+        status = check_index_size(index_size);
+    if (status == CLRADIX_SUCCESS
+        && (!size_mul(n, record_size, &records_size) || !size_mul(n, argsort ? index_size : 0, &indices_size)))
+        status = CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (status == CLRADIX_SUCCESS)
+        status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS)
+        status = check_wait_list(sorter, num_wait, wait_list);
+    buffer_span record_span = { 0 }, index_span = { 0 };
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, records, records_size, !argsort, &record_span);
+    if (status == CLRADIX_SUCCESS && argsort)
+        status = check_buffer(sorter, indices, indices_size, 1, &index_span);
+    if (status == CLRADIX_SUCCESS && argsort && overlap(&record_span, records_size, &index_span, indices_size))
+        status = CLRADIX_ERROR_INVALID_BUFFER;
+    radix_program *p = NULL;
+    if (status == CLRADIX_SUCCESS && n > 0)
+        status = records_program(sorter, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    if (n == 0)
+        return enqueue_nothing(queue, num_wait, wait_list, event);
+
+    /* Records of a value size move through a one-word sort; others by a gather at the end. */
+    const int move_records = !argsort && plan.words == 1 && (record_size == 4 || record_size == 8 || record_size == 16);
+    const int by_gather = !argsort && !move_records;
+    const size_t order_size = argsort ? index_size : 4;
+    call_buffers b = { { 0 }, { 0 } };
+    cl_uint parts[CLRADIX_MAX_FIELDS * PART_WORDS];
+    cl_ulong inner = 0, total = (cl_ulong)n * plan.word_bytes + (by_gather ? (cl_ulong)n * 4 + records_size : 0);
+    const sort_request widest = { .type = plan.word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64,
+                                  .key_bytes = plan.word_bytes, .values = records,  /* (sizes alone count) */
+                                  .value_size = move_records ? record_size : order_size, .n = n,
+                                  .keys_size = n * plan.word_bytes, .values_size = n * (move_records ? record_size
+                                                                                                    : order_size),
+                                  .end_bit = 8 * plan.word_bytes };
+    status = dispatch_temporary_bytes(sorter, &widest, &inner);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    total += inner;
+    if (total > device_budget(sorter) || (cl_ulong)n * plan.word_bytes > sorter->limits.max_alloc
+        || (by_gather && records_size > sorter->limits.max_alloc))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+
+    cl_int err = CL_SUCCESS;
+    call_buffer(sorter, &b, CALL_WORDS, CL_MEM_READ_WRITE, n * plan.word_bytes, NULL, &err);
+    cl_mem order = argsort ? indices : by_gather ? call_buffer(sorter, &b, CALL_ORDER, CL_MEM_READ_WRITE, n * 4, NULL, &err)
+                                                 : NULL;
+    if (by_gather)
+        call_buffer(sorter, &b, CALL_COPY, CL_MEM_READ_WRITE, records_size, NULL, &err);
+    for (unsigned w = 0; w < plan.words; ++w) {
+        const cl_uint count = word_parts(&plan, w, parts);
+        call_buffer(sorter, &b, CALL_PARTS + (int)w, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                    count * PART_WORDS * sizeof(cl_uint), parts, &err);
+    }
+    status = status_from_cl(err);
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
+    radix_program *kernels = status == CLRADIX_SUCCESS ? program_kernels_take(sorter, p, &status) : NULL;
+    if (status == CLRADIX_SUCCESS)
+        status = enqueue_records(sorter, &c, kernels, &plan, records, record_size, n, &b, order, order_size,
+                                 move_records);
+    if (status == CLRADIX_SUCCESS && by_gather)
+        status = status_from_cl(enqueue_gather(&c, kernels, order, 4, records, n, b.buffer[CALL_COPY], record_size, n));
+    if (status == CLRADIX_SUCCESS && by_gather)
+        status = status_from_cl(chain_copy(&c, b.buffer[CALL_COPY], records, records_size));
+    program_kernels_return(sorter, p, kernels);
+    call_buffers_release(sorter, &b);
+    return hand_over(status, &c, event);
+}
+
+clradix_status clradix_sort_records(clradix_sorter *sorter, cl_command_queue queue, cl_mem records, size_t record_size,
+                                    size_t n, const clradix_key_field *fields, unsigned num_fields,
+                                    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    return records_device(sorter, queue, records, record_size, n, fields, num_fields, NULL, 0, 0,
+                          num_events_in_wait_list, event_wait_list, event);
+}
+
+clradix_status clradix_argsort_records(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
+                                       size_t record_size, size_t n, const clradix_key_field *fields,
+                                       unsigned num_fields, cl_mem indices, size_t index_size,
+                                       cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                       cl_event *event)
+{
+    return records_device(sorter, queue, records, record_size, n, fields, num_fields, indices, index_size, 1,
+                          num_events_in_wait_list, event_wait_list, event);
+}
+
+clradix_status clradix_gather(clradix_sorter *sorter, cl_command_queue queue, cl_mem indices, size_t index_size,
+                              cl_mem src, size_t src_n, cl_mem dst, size_t element_size, size_t n,
+                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    if (!sorter || !queue || !indices || !src || !dst || element_size == 0 || (src_n == 0 && n > 0)
+        || n > CLRADIX_MAX_N || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    size_t indices_size, src_size, dst_size;
+    if (!size_mul(n, index_size, &indices_size) || !size_mul(src_n, element_size, &src_size)
+        || !size_mul(n, element_size, &dst_size))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS)
+        status = check_wait_list(sorter, num_events_in_wait_list, event_wait_list);
+    buffer_span index_span = { 0 }, src_span = { 0 }, dst_span = { 0 };
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, indices, indices_size, 0, &index_span);
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, src, src_size, 0, &src_span);
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, dst, dst_size, 1, &dst_span);
+    if (status == CLRADIX_SUCCESS
+        && (overlap(&dst_span, dst_size, &src_span, src_size) || overlap(&dst_span, dst_size, &index_span, indices_size)))
+        status = CLRADIX_ERROR_INVALID_BUFFER;
+    radix_program *p = NULL;
+    if (status == CLRADIX_SUCCESS && n > 0)
+        status = records_program(sorter, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    chain c = { queue, num_events_in_wait_list, event_wait_list, NULL, 0 };
+    if (n > 0) {
+        radix_program *kernels = program_kernels_take(sorter, p, &status);
+        if (status == CLRADIX_SUCCESS)
+            status = status_from_cl(
+                enqueue_gather(&c, kernels, indices, (cl_uint)index_size, src, src_n, dst, element_size, n));
+        program_kernels_return(sorter, p, kernels);
+    }
+    return hand_over(status, &c, event);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Host arrays
+ * ------------------------------------------------------------------------------ */
+
+static size_t index_load(const void *indices, size_t index_size, size_t i)
+{
+    if (index_size == 4)
+        return ((const uint32_t *)indices)[i];
+    return (size_t)((const uint64_t *)indices)[i];
+}
+
+static void index_store(void *indices, size_t index_size, size_t i, size_t value)
+{
+    if (index_size == 4)
+        ((uint32_t *)indices)[i] = (uint32_t)value;
+    else
+        ((uint64_t *)indices)[i] = value;
+}
+
+/* Word w of the composite key of each record order[i] into words. */
+static void make_words(const record_plan *plan, unsigned w, const unsigned char *records, size_t record_size,
+                       const void *order, size_t index_size, size_t n, void *words)
+{
+    unsigned count = 0, field[CLRADIX_MAX_FIELDS], right[CLRADIX_MAX_FIELDS], left[CLRADIX_MAX_FIELDS];
+    for (unsigned f = 0; f < plan->num_fields; ++f)
+        if (field_part(plan, f, w, &right[count], &left[count]))
+            field[count++] = f;
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned char *record = records + index_load(order, index_size, i) * record_size;
+        uint64_t word = 0;
+        for (unsigned j = 0; j < count; ++j) {
+            const unsigned f = field[j];
+            const key_transform *t = &plan->transform[f];
+            word |= key_image(key_load(record + plan->offset[f], t->width / 8, 0), t) >> right[j] << left[j];
+        }
+        if (plan->word_bytes == 4)
+            ((uint32_t *)words)[i] = (uint32_t)word;
+        else
+            ((uint64_t *)words)[i] = word;
+    }
+}
+
+/* The stable order of the records into order (index_size bytes each), on the host's words. */
+static clradix_status order_records_host(clradix_sorter *sorter, cl_command_queue queue, const record_plan *plan,
+                                         const unsigned char *records, size_t record_size, size_t n, void *order,
+                                         size_t index_size)
+{
+    void *words = malloc(n * plan->word_bytes);
+    if (!words)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    for (size_t i = 0; i < n; ++i)
+        index_store(order, index_size, i, i);
+    const clradix_key_type type = plan->word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
+    clradix_status status = CLRADIX_SUCCESS;
+    for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
+        make_words(plan, w, records, record_size, order, index_size, n, words);
+        const clradix_options options = { 0, word_bits(plan, w), 0 };
+        status = clradix_sort_pairs_host(sorter, queue, type, words, order, index_size, n, &options);
+    }
+    free(words);
+    return status;
+}
+
+static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queue, void *records, size_t record_size,
+                                   size_t n, const clradix_key_field *fields, unsigned num_fields, void *indices,
+                                   size_t index_size, int argsort)
+{
+    if (!sorter || !records || (argsort && !indices))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    record_plan plan;
+    clradix_status status = plan_records(fields, num_fields, record_size, &plan);
+    if (status == CLRADIX_SUCCESS && argsort)
+        status = check_index_size(index_size);
+    if (!argsort)
+        index_size = n > CLRADIX_MAX_N ? 8 : 4;
+    size_t records_size = 0, order_size = 0, words_size = 0;
+    if (status == CLRADIX_SUCCESS
+        && (!size_mul(n, record_size, &records_size) || !size_mul(n, index_size, &order_size)
+            || !size_mul(n, plan.word_bytes, &words_size) || (index_size == 4 && n > CLRADIX_MAX_N)))
+        status = CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (status == CLRADIX_SUCCESS && queue)
+        status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS && !sorter->limits.host_byte_order)
+        status = CLRADIX_ERROR_UNSUPPORTED;
+    if (status != CLRADIX_SUCCESS || n == 0)
+        return status;
+
+    void *order = malloc(order_size);
+    unsigned char *copy = argsort ? NULL : malloc(records_size);
+    if (!order || (!argsort && !copy)) {
+        free(order);
+        free(copy);
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    }
+    status = order_records_host(sorter, queue, &plan, records, record_size, n, order, index_size);
+    if (status == CLRADIX_SUCCESS && argsort) {
+        memcpy(indices, order, order_size);
+    } else if (status == CLRADIX_SUCCESS) {
+        for (size_t i = 0; i < n; ++i)
+            memcpy(copy + i * record_size, (unsigned char *)records + index_load(order, index_size, i) * record_size,
+                   record_size);
+        memcpy(records, copy, records_size);
+    }
+    free(order);
+    free(copy);
+    return status;
+}
+
+clradix_status clradix_sort_records_host(clradix_sorter *sorter, cl_command_queue queue, void *records,
+                                         size_t record_size, size_t n, const clradix_key_field *fields,
+                                         unsigned num_fields)
+{
+    return records_host(sorter, queue, records, record_size, n, fields, num_fields, NULL, 0, 0);
+}
+
+clradix_status clradix_argsort_records_host(clradix_sorter *sorter, cl_command_queue queue, const void *records,
+                                            size_t record_size, size_t n, const clradix_key_field *fields,
+                                            unsigned num_fields, void *indices, size_t index_size)
+{
+    return records_host(sorter, queue, (void *)records, record_size, n, fields, num_fields, indices, index_size, 1);
+}
+
+/* The gather on the host, where the device cannot take the arrays at once. */
+static void gather_on_host(const void *indices, size_t index_size, const unsigned char *src, size_t src_n,
+                           unsigned char *dst, size_t element_size, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        size_t from = index_load(indices, index_size, i);
+        from = from < src_n ? from : src_n - 1;
+        memcpy(dst + i * element_size, src + from * element_size, element_size);
+    }
+}
+
+clradix_status clradix_gather_host(clradix_sorter *sorter, cl_command_queue queue, const void *indices,
+                                   size_t index_size, const void *src, size_t src_n, void *dst, size_t element_size,
+                                   size_t n)
+{
+    if (!sorter || !indices || !src || !dst || element_size == 0 || (src_n == 0 && n > 0)
+        || check_index_size(index_size) != CLRADIX_SUCCESS)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    size_t indices_size, src_size, dst_size;
+    if (!size_mul(n, index_size, &indices_size) || !size_mul(src_n, element_size, &src_size)
+        || !size_mul(n, element_size, &dst_size))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_status status = queue ? check_queue(sorter, queue) : CLRADIX_SUCCESS;
+    if (status == CLRADIX_SUCCESS && !sorter->limits.host_byte_order)
+        status = CLRADIX_ERROR_UNSUPPORTED;
+    if (status != CLRADIX_SUCCESS || n == 0)
+        return status;
+    const cl_ulong held = (cl_ulong)indices_size + src_size + dst_size;
+    radix_program *p = NULL;
+    if (n > CLRADIX_MAX_N || !sorter->limits.int64 || held > device_budget(sorter)
+        || indices_size > sorter->limits.max_alloc || src_size > sorter->limits.max_alloc
+        || dst_size > sorter->limits.max_alloc || records_program(sorter, &p) != CLRADIX_SUCCESS) {
+        gather_on_host(indices, index_size, src, src_n, dst, element_size, n);
+        return CLRADIX_SUCCESS;
+    }
+
+    const cl_command_queue callers_queue = queue;
+    status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    host_memory_admit(sorter, (size_t)held);
+    const cl_mem_flags in_flags = CL_MEM_READ_ONLY
+                                | (sorter->limits.host_unified ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR);
+    call_buffers b = { { 0 }, { 0 } };
+    cl_int err = CL_SUCCESS;
+    const cl_mem index_buffer = call_buffer(sorter, &b, 0, in_flags, indices_size, (void *)indices, &err);
+    const cl_mem src_buffer = call_buffer(sorter, &b, 1, in_flags, src_size, (void *)src, &err);
+    const cl_mem dst_buffer = call_buffer(sorter, &b, 2, CL_MEM_READ_WRITE, dst_size, NULL, &err);
+    status = status_from_cl(err);
+    chain c = { queue, 0, NULL, NULL, 0 };
+    if (status == CLRADIX_SUCCESS) {
+        radix_program *kernels = program_kernels_take(sorter, p, &status);
+        if (status == CLRADIX_SUCCESS)
+            status = status_from_cl(enqueue_gather(&c, kernels, index_buffer, (cl_uint)index_size, src_buffer, src_n,
+                                                   dst_buffer, element_size, n));
+        program_kernels_return(sorter, p, kernels);
+    }
+    if (status == CLRADIX_SUCCESS)  /* dst only once everything ran */
+        status = status_from_cl(clEnqueueReadBuffer(queue, dst_buffer, CL_TRUE, 0, dst_size, dst, 1, &c.last, NULL));
+    if (status != CLRADIX_SUCCESS)
+        clFinish(queue);  /* nothing of this call runs once it has returned */
+    if (c.last)
+        clReleaseEvent(c.last);
+    call_buffers_release(sorter, &b);
+    host_memory_done(sorter);
+    if (!callers_queue)
+        host_queue_return(sorter, queue);
+    return status;
+}
