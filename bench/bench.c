@@ -42,6 +42,9 @@ typedef struct options {
     /* --topk: the k smallest keys of the whole array and of every row of TOPK_ROW keys */
     size_t topk_ks[MAX_ITEMS];
     int topk_count;
+    /* --records: record sorts of the same n and distribution (with the first type and value size) */
+    record_spec records[MAX_ITEMS];
+    int record_count;
 } options;
 
 enum { TOPK_ROW = 4096 };  /* the row length of --topk's rows */
@@ -185,6 +188,11 @@ static int add_topk(void *context, const char *item)
     return 1;
 }
 
+static int add_records(options *o, const char *spec)
+{
+    return o->record_count < MAX_ITEMS && parse_record_spec(spec, &o->records[o->record_count]) && ++o->record_count;
+}
+
 static int add_device(void *context, const char *item)
 {
     options *o = context;
@@ -231,6 +239,13 @@ static void usage(FILE *f)
             "                      device buffers) of the whole array (topk/K) and of each row of 4096\n"
             "                      keys (clradix_topk_rows: topk-rows/K); several with commas; speedup:\n"
             "                      the row's median / the full sort's (0.1x: 10 times as fast)\n"
+            "  --records SIZE:F    also sorts of records of SIZE bytes keyed by fields of types F, most\n"
+            "                      significant first, one after another from byte 0 (16:u32, 32:u64,u64,f32;\n"
+            "                      repeatable), at each n and distribution: clradix_sort_records\n"
+            "                      (records/SPEC), clradix_argsort of the composite key then clradix_gather\n"
+            "                      (key+gather/SPEC), and the plain sort of the composite's width, with the\n"
+            "                      records as values where they are 4, 8 or 16 bytes (plain/SPEC); speedup:\n"
+            "                      the row's median / records/SPEC's\n"
             "  --no-boost          leave Boost.Compute out\n"
             "  --json FILE         write every result as JSON; --csv FILE: as CSV\n"
             "  --tune              search the kernel parameters for the first device, type, value size\n"
@@ -291,6 +306,8 @@ static int parse_options(int argc, char **argv, options *o, int *list_only)
             ok = for_each_item(v, add_segments, o);
         } else if (!strcmp(a, "--topk")) {
             ok = for_each_item(v, add_topk, o);
+        } else if (!strcmp(a, "--records")) {
+            ok = add_records(o, v);
         } else if (!strcmp(a, "--json")) {
             o->json_path = v;
         } else if (!strcmp(a, "--csv")) {
@@ -786,6 +803,40 @@ static result result_of(int device, const workload *w)
     return r;
 }
 
+/* The rows of one --records spec for w's n and distribution; 0 when a result was wrong. */
+static int time_record_rows(const options *o, const device_run *d, const device_report *dev, const workload *w,
+                            const record_spec *spec)
+{
+    static const char *const ways[RECORD_WAYS] = { "records", "key+gather", "plain" };
+    unsigned char *input = make_records(spec, w->dist, w->n, 99);
+    double *times = malloc((size_t)o->runs * sizeof *times), records_ms = 0;
+    int ok = input && times;
+    for (int way = 0; way < RECORD_WAYS && input && times; ++way) {
+        char label[96];
+        snprintf(label, sizeof label, "%s/%s", ways[way], spec->text);
+        progress(dev, w, label);
+        result r = result_of(d->report, w);
+        r.impl = strdup(label);
+        r.type = spec->key_bits <= 32 ? CLRADIX_U32 : CLRADIX_U64;
+        r.value_size = way == RECORDS_PLAIN ? plain_value_size(spec) : spec->record_size;
+        const int verified = time_records((record_way)way, spec, d->context, d->queue, d->sorter, input, w->n,
+                                          o->runs, times, &r.first_ms, r.note, sizeof r.note);
+        if (verified >= 0 && !r.note[0]) {
+            summarize(times, o->runs, &r);
+            if (way == RECORDS_SORT)
+                records_ms = r.median_ms;
+            else if (records_ms > 0)
+                r.speedup = r.median_ms / records_ms;
+        }
+        r.verified = verified != 0;
+        ok &= r.verified;
+        print_row(add_result(&r));
+    }
+    free(input);
+    free(times);
+    return ok;
+}
+
 /* Runs one case on one device; returns 0 when any result was wrong. */
 static int run_case(const options *o, const device_run *d, const device_report *dev, workload *w)
 {
@@ -849,6 +900,10 @@ static int run_case(const options *o, const device_run *d, const device_report *
             print_row(add_result(&r));
         }
     }
+
+    /* Record sorts at this n and distribution (once, with the first type and value size). */
+    for (int s = 0; w->type == o->types[0] && w->value_size == o->value_sizes[0] && s < o->record_count; ++s)
+        ok &= time_record_rows(o, d, dev, w, &o->records[s]);
 
     /* The host-array sort, in core and under each memory budget. */
     for (int l = -1; o->limit_count && l < o->limit_count; ++l) {

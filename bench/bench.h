@@ -99,6 +99,27 @@ unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsi
    kernel that touches keys or values. */
 double bytes_per_key(clradix_key_type type, size_t value_size, size_t n, unsigned passes, const clradix_tuning *t);
 
+/* records.c, --records SIZE:FIELDS: records of SIZE bytes keyed by fields of the given types
+   (most significant first), one after another from byte 0; the rest random payload. */
+typedef struct record_spec {
+    char text[64];           /* as given */
+    size_t record_size;
+    unsigned num_fields, key_bits;
+    clradix_key_field fields[CLRADIX_MAX_FIELDS];
+} record_spec;
+int parse_record_spec(const char *text, record_spec *spec);
+/* n records with each field drawn from d; NULL when out of memory. */
+unsigned char *make_records(const record_spec *spec, bench_dist d, size_t n, uint64_t seed);
+/* The ways timed: clradix_sort_records; clradix_argsort of the composite key then
+   clradix_gather of the records (composites of 64 bits at most); the plain sort of the
+   composite's width, u64 past 64 bits (values: the records where plain_value_size says so). */
+typedef enum record_way { RECORDS_SORT, RECORDS_KEY_GATHER, RECORDS_PLAIN, RECORD_WAYS } record_way;
+size_t plain_value_size(const record_spec *spec);
+/* The first call (ms) and runs timed calls (seconds into times) of a way on device buffers
+   uploaded before each; returns 1 verified, 0 wrong or failed, -1 not run (why says why). */
+int time_records(record_way way, const record_spec *spec, cl_context context, cl_command_queue queue,
+                 clradix_sorter *sorter, const unsigned char *input, size_t n, int runs, double *times,
+                 double *first_ms, char *why, size_t why_size);
 /* copy_bandwidth.c: GB/s (bytes read + written per second) of a plain copy kernel on the
    device, median of several runs over a buffer of about bytes; negative on failure. */
 double copy_bandwidth(cl_context context, cl_device_id device, cl_command_queue queue, size_t bytes);

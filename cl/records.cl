@@ -2,19 +2,20 @@
  * Records and gathers (src/records.c). A record's key fields make one unsigned composite
  * key, the first field at the top, each field as its order-preserving image; the host
  * sorts its 32- or 64-bit words, least significant first, each with the records'
- * positions. records_key writes one word of every record; the gathers move elements
- * by a list of positions. Built with KEY_BITS=64: the images are 64-bit integers.
+ * positions (or alone, for records that are their key). records_key writes a field's part
+ * of one word of every record, records_unkey a field back from the sorted words; the
+ * gathers move elements by a list of positions. Built with KEY_BITS=64: the images are
+ * 64-bit integers.
  */
 
-/* One field's part in one word of the composite key, PART_WORDS uints each (the layout
-   of src/records.c's field_part): the field's byte offset in the record (low, high), its
-   bytes, its image's shifts into the word (right first, then left), and its transform
-   (key_order.h: pos_xor, neg_xor, nan_above, each low then high). */
-#define PART_WORDS 12
-
-/* The field's bytes (1, 2, 4 or 8, at any address) as the device reads an integer. */
-ulong field_bits(__global const uchar *field, uint bytes)
+/* The field's bytes (1, 2, 4 or 8) as the device reads an integer: aligned, as one load,
+   else byte by byte. */
+ulong field_bits(__global const uchar *field, uint bytes, uint aligned)
 {
+    if (aligned)
+        return bytes == 4 ? *(__global const uint *)field
+             : bytes == 8 ? *(__global const ulong *)field
+             : bytes == 2 ? *(__global const ushort *)field : *field;
     ulong bits = 0;
     for (uint b = 0; b < bytes; ++b)
 #ifdef __ENDIAN_LITTLE__
@@ -36,11 +37,6 @@ ulong field_image(ulong key, uint bytes, ulong pos_xor, ulong neg_xor, ulong nan
     return key ^ (key & sign ? neg_xor : pos_xor);
 }
 
-ulong part_ulong(__constant const uint *part, uint at)
-{
-    return (ulong)part[at] | (ulong)part[at + 1] << 32;
-}
-
 /* Index i of a list of 4- or 8-byte indices (in the device's byte order). */
 ulong index_at(__global const uint *indices, uint index_size, ulong i)
 {
@@ -49,41 +45,89 @@ ulong index_at(__global const uint *indices, uint index_size, ulong i)
     return (ulong)indices[2 * i + INDEX_LOW_WORD] | (ulong)indices[2 * i + 1 - INDEX_LOW_WORD] << 32;
 }
 
+/* Word i of a list of 32- or 64-bit words (64-bit ones as two uints: oclgrind takes a
+   vector written at once for partly uninitialised), read and written. */
+ulong word_at(__global const uint *words, uint word_bytes, size_t i)
+{
+    if (word_bytes == 4)
+        return words[i];
+    return (ulong)words[2 * i + INDEX_LOW_WORD] | (ulong)words[2 * i + 1 - INDEX_LOW_WORD] << 32;
+}
+
+void put_word(__global uint *words, uint word_bytes, size_t i, ulong word)
+{
+    if (word_bytes == 4) {
+        words[i] = (uint)word;
+    } else {
+        words[2 * i + INDEX_LOW_WORD] = (uint)word;
+        words[2 * i + 1 - INDEX_LOW_WORD] = (uint)(word >> 32);
+    }
+}
+
 /*
- * words[i] = one word of the composite key of record order[i], from its num_parts parts.
- * first: the record is i itself, and order (unless NULL) receives i, so that the sort of
- * the least significant word starts from the identity. word_bytes 4 or 8; order_size 4 or 8.
+ * One field's part in one word of the composite key of record order[i] (from_order; else
+ * record i): its image (transform pos_xor, neg_xor, nan_above as in key_order.h) shifted
+ * right by `right`, then left by `left`, into words[i], ORed with what is there when
+ * accumulate (the host launches this once per field in the word: with the field list in a
+ * loop, POCL ran it 2x slower, unvectorised). aligned: every record's field lies at a
+ * multiple of its width. The first launch of the least significant word also writes
+ * order[i] = i (unless order is NULL), so that its sort starts from the identity.
  */
 __kernel void records_key(__global const uchar *records, ulong record_size, __global uint *order, uint order_size,
-                          uint first, __constant const uint *parts, uint num_parts, __global uint *words,
+                          uint from_order, ulong offset, uint bytes, uint aligned, uint left, uint right,
+                          ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate, __global uint *words,
                           uint word_bytes, uint n)
 {
     const uint i = get_global_id(0);
     if (i >= n)
         return;
     ulong record = i;
-    if (!first) {
+    if (from_order)
         record = index_at(order, order_size, i);
-    } else if (order && order_size == 4) {
-        order[i] = i;
-    } else if (order) {
-        order[2 * (size_t)i + INDEX_LOW_WORD] = i;
-        order[2 * (size_t)i + 1 - INDEX_LOW_WORD] = 0;
-    }
-    __global const uchar *base = records + record * record_size;
-    ulong word = 0;
-    for (uint p = 0; p < num_parts; ++p) {
-        __constant const uint *part = parts + p * PART_WORDS;
-        const uint bytes = part[2];
-        const ulong image = field_image(field_bits(base + part_ulong(part, 0), bytes), bytes, part_ulong(part, 6),
-                                        part_ulong(part, 8), part_ulong(part, 10));
-        word |= image >> part[4] << part[3];
-    }
-    if (word_bytes == 4) {
-        words[i] = (uint)word;
+    else if (order && !accumulate)
+        put_word(order, order_size, i, i);
+    const ulong part = field_image(field_bits(records + record * record_size + offset, bytes, aligned), bytes,
+                                   pos_xor, neg_xor, nan_above) >> right << left;
+    put_word(words, word_bytes, i, accumulate ? word_at(words, word_bytes, i) | part : part);
+}
+
+/*
+ * Records whose fields tile them (every byte in one field; no numpy-order float, whose
+ * image forgets a NaN's bits), after their composite keys were sorted in place of them:
+ * one field of record i written back from its image, the composite's bits [low, low +
+ * 8 * bytes) in one or two 64-bit words (words_1: the more significant, or NULL) or one
+ * 32-bit word. One launch per field, as records_key.
+ */
+__kernel void records_unkey(__global uchar *records, ulong record_size, ulong offset, uint bytes, uint aligned,
+                            uint low, ulong pos_xor, ulong neg_xor, __global const uint *words_0,
+                            __global const uint *words_1, uint word_bytes, uint n)
+{
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const uint shift = low % 64;
+    ulong image = word_at(low < 64 ? words_0 : words_1, word_bytes, i) >> shift;
+    if (shift + 8 * bytes > 64)
+        image |= word_at(words_1, word_bytes, i) << (64 - shift);
+    const ulong sign = (ulong)1 << (8 * bytes - 1);
+    image &= sign | (sign - 1);
+    ulong key = image ^ pos_xor;  /* the key as a positive one, unless its sign says it was not */
+    if (key & sign)
+        key = image ^ neg_xor;
+    __global uchar *to = records + (ulong)i * record_size + offset;
+    if (aligned && bytes == 4) {
+        *(__global uint *)to = (uint)key;
+    } else if (aligned && bytes == 8) {
+        *(__global ulong *)to = key;
+    } else if (aligned && bytes == 2) {
+        *(__global ushort *)to = (ushort)key;
     } else {
-        words[2 * (size_t)i + INDEX_LOW_WORD] = (uint)word;
-        words[2 * (size_t)i + 1 - INDEX_LOW_WORD] = (uint)(word >> 32);
+        for (uint b = 0; b < bytes; ++b)
+#ifdef __ENDIAN_LITTLE__
+            to[b] = (uchar)(key >> (8 * b));
+#else
+            to[b] = (uchar)(key >> (8 * (bytes - 1 - b)));
+#endif
     }
 }
 

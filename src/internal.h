@@ -130,9 +130,9 @@ typedef struct radix_program {
     /* PROGRAM_TOPK (cl/topk.cl) */
     cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count;
     cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
-    /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys; gathers of
-       elements in units of 1, 4, 8 and 16 bytes */
-    cl_kernel records_key, records_gather[4];
+    /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys, records written
+       back from theirs; gathers of elements in units of 1, 4, 8 and 16 bytes */
+    cl_kernel records_key, records_unkey, records_gather[4];
     /* Kernel arguments are state of the kernel object: a sort sets them on the program's
        own kernels while no other sort holds those (kernels_busy), else on a copy with
        kernel objects of its own; copies are kept for later sorts. */

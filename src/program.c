@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 40 };
+enum { KERNEL_COUNT = 41 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -85,6 +85,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->topk_rows_select, "topk_rows_select", TOPK, 0, 1 },
         { &p->topk_write, "topk_write", TOPK, 1, 1 },
         { &p->records_key, "records_key", RECORDS, 1, 1 },
+        { &p->records_unkey, "records_unkey", RECORDS, 1, 1 },
         { &p->records_gather[0], "records_gather_1", RECORDS, 1, 1 },
         { &p->records_gather[1], "records_gather_4", RECORDS, 1, 1 },
         { &p->records_gather[2], "records_gather_8", RECORDS, 1, 1 },

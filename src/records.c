@@ -6,8 +6,11 @@
  * positions by the pairs sort (LSD over words, each pass skipping the digits that do not
  * vary); the device-buffer calls make each word on the device (records_key), the host
  * calls on the host and sort it with clradix_sort_pairs_host, which goes out of core
- * where needed. Sorting records then moves each record once, by a gather, except records
- * of 4, 8 or 16 bytes whose composite fits one word: they move through the sort as values.
+ * where needed. Sorting records on the device then moves each record once, by a gather,
+ * except where cheaper: records whose fields tile them in at most two words are their
+ * composite key, sorted alone (two words: each the other's value) and written back
+ * (records_unkey); records of 4, 8 or 16 bytes whose composite fits one word move
+ * through the sort as values.
  */
 #include "internal.h"
 
@@ -24,6 +27,8 @@ typedef struct record_plan {
     size_t offset[CLRADIX_MAX_FIELDS];
     key_transform transform[CLRADIX_MAX_FIELDS];
     unsigned low_bit[CLRADIX_MAX_FIELDS];  /* the field's lowest bit in the composite */
+    int aligned[CLRADIX_MAX_FIELDS];       /* every record's field at a multiple of its width */
+    int tiled;                    /* the fields tile the record, no numpy order: the composite is the record */
 } record_plan;
 
 static clradix_status plan_records(const clradix_key_field *fields, unsigned num_fields, size_t record_size,
@@ -44,6 +49,16 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
     }
     plan->word_bytes = plan->total_bits <= 32 ? 4 : 8;
     plan->words = (plan->total_bits + 63) / 64;
+    /* Tiled: every byte of the record in exactly one field, and each image invertible. */
+    unsigned char covered[128] = { 0 };
+    plan->tiled = plan->total_bits == 8 * record_size && plan->words <= 2;
+    for (unsigned f = 0; f < num_fields; ++f) {
+        const unsigned bytes = plan->transform[f].width / 8;
+        plan->aligned[f] = record_size % bytes == 0 && plan->offset[f] % bytes == 0;
+        for (unsigned b = 0; plan->tiled && b < bytes; ++b)
+            plan->tiled = !covered[plan->offset[f] + b]++;
+        plan->tiled = plan->tiled && !plan->transform[f].nan_above;
+    }
     return CLRADIX_SUCCESS;
 }
 
@@ -70,38 +85,38 @@ static int field_part(const record_plan *plan, unsigned f, unsigned w, unsigned 
  * Device buffers
  * ------------------------------------------------------------------------------ */
 
-enum { PART_WORDS = 12 };  /* as in cl/records.cl */
-
-static void put_ulong(cl_uint *at, uint64_t v)
+/* Enqueues word w of every record's composite key into words (word_bytes each): one
+   records_key launch per field with bits in it. from_order: of record order[i]; else of
+   record i, and order (unless NULL) receives the identity. */
+static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *plan, unsigned w, cl_mem records,
+                           size_t record_size, size_t n, cl_mem order, size_t order_size, int from_order, cl_mem words)
 {
-    at[0] = (cl_uint)v;
-    at[1] = (cl_uint)(v >> 32);
-}
-
-/* The parts of word w for records_key; returns their number. */
-static cl_uint word_parts(const record_plan *plan, unsigned w, cl_uint parts[CLRADIX_MAX_FIELDS * PART_WORDS])
-{
-    cl_uint count = 0;
-    for (unsigned f = 0; f < plan->num_fields; ++f) {
+    const cl_ulong record_bytes = record_size;
+    const cl_uint n32 = (cl_uint)n, index_bytes = (cl_uint)order_size, by_order = (cl_uint)from_order;
+    const cl_uint word_bytes = plan->word_bytes;
+    cl_uint accumulate = 0;
+    cl_int err = set_args(p->records_key, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
+                          ARG(by_order));
+    if (err == CL_SUCCESS)
+        err = set_args_at(p->records_key, 14, 3, ARG(words), ARG(word_bytes), ARG(n32));
+    for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
         unsigned right, left;
         if (!field_part(plan, f, w, &right, &left))
             continue;
-        cl_uint *part = parts + count++ * PART_WORDS;
         const key_transform *t = &plan->transform[f];
-        put_ulong(part, plan->offset[f]);
-        part[2] = t->width / 8;
-        part[3] = left;
-        part[4] = right;
-        part[5] = 0;
-        put_ulong(part + 6, t->pos_xor);
-        put_ulong(part + 8, t->neg_xor);
-        put_ulong(part + 10, t->nan_above);
+        const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
+        const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], left32 = left, right32 = right;
+        err = set_args_at(p->records_key, 5, 9, ARG(offset), ARG(bytes), ARG(aligned), ARG(left32), ARG(right32),
+                          ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(accumulate));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->records_key, groups_for(n, p->params.scan_wg), p->params.scan_wg);
+        accumulate = 1;
     }
-    return count;
+    return err;
 }
 
 /* The buffers of one call, counted in the sorter's memory while they live. */
-enum { CALL_WORDS, CALL_ORDER, CALL_COPY, CALL_PARTS, CALL_BUFFERS = CALL_PARTS + 4 };
+enum { CALL_WORDS, CALL_WORDS_HIGH, CALL_ORDER, CALL_COPY, CALL_BUFFERS };
 typedef struct call_buffers {
     cl_mem buffer[CALL_BUFFERS];
     size_t bytes[CALL_BUFFERS];
@@ -181,8 +196,7 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
                                       const record_plan *plan, cl_mem records, size_t record_size, size_t n,
                                       const call_buffers *b, cl_mem order, size_t index_size, int move_records)
 {
-    const cl_uint word_bytes = plan->word_bytes, order_size = (cl_uint)index_size, n32 = (cl_uint)n;
-    const cl_ulong record_bytes = record_size;
+    const unsigned word_bytes = plan->word_bytes;
     sort_request s = { 0 };
     s.type = word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
     s.key_bytes = word_bytes;
@@ -194,14 +208,8 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     s.values_size = n * s.value_size;
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
-        const cl_uint first = w == 0, num_parts = (cl_uint)b->bytes[CALL_PARTS + w] / (PART_WORDS * sizeof(cl_uint));
-        const cl_mem key_order = move_records ? NULL : order;
-        cl_int err = set_args(p->records_key, 10, ARG(records), ARG(record_bytes), ARG(key_order), ARG(order_size),
-                              ARG(first), ARG(b->buffer[CALL_PARTS + w]), ARG(num_parts), ARG(s.keys),
-                              ARG(word_bytes), ARG(n32));
-        if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->records_key, groups_for(n, p->params.scan_wg), p->params.scan_wg);
-        status = status_from_cl(err);
+        status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, move_records ? NULL : order,
+                                             index_size, w > 0, s.keys));
         cl_event sorted = NULL;
         s.end_bit = word_bits(plan, w);
         if (status == CLRADIX_SUCCESS)
@@ -210,6 +218,50 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
             chain_follow(c, sorted);
     }
     return status;
+}
+
+/* Records that are their composite key (plan->tiled): its words sorted in place of them
+   (two words: each the other's value, the less significant first), then written back. */
+static clradix_status enqueue_tiled(clradix_sorter *sorter, chain *c, const radix_program *p, const record_plan *plan,
+                                    cl_mem records, size_t record_size, size_t n, const call_buffers *b)
+{
+    const cl_uint word_bytes = plan->word_bytes, n32 = (cl_uint)n;
+    const cl_ulong record_bytes = record_size;
+    const cl_mem words[2] = { b->buffer[CALL_WORDS], b->buffer[CALL_WORDS_HIGH] };
+    cl_int err = CL_SUCCESS;
+    for (unsigned w = 0; w < plan->words && err == CL_SUCCESS; ++w)
+        err = enqueue_word(c, p, plan, w, records, record_size, n, NULL, 4, 0, words[w]);
+    clradix_status status = status_from_cl(err);
+    for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
+        sort_request s = { 0 };
+        s.type = word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
+        s.key_bytes = word_bytes;
+        s.keys = words[w];
+        s.values = plan->words == 2 ? words[1 - w] : NULL;
+        s.value_size = plan->words == 2 ? 8 : 0;
+        s.n = n;
+        s.keys_size = n * word_bytes;
+        s.values_size = n * s.value_size;
+        s.end_bit = word_bits(plan, w);
+        cl_event sorted = NULL;
+        status = dispatch_sort(sorter, c->queue, &s, 1, &c->last, &sorted);
+        if (status == CLRADIX_SUCCESS)
+            chain_follow(c, sorted);
+    }
+    if (status == CLRADIX_SUCCESS)
+        err = set_args(p->records_unkey, 2, ARG(records), ARG(record_bytes));
+    if (err == CL_SUCCESS)
+        err = set_args_at(p->records_unkey, 8, 4, ARG(words[0]), ARG(words[1]), ARG(word_bytes), ARG(n32));
+    for (unsigned f = 0; f < plan->num_fields && status == CLRADIX_SUCCESS && err == CL_SUCCESS; ++f) {
+        const key_transform *t = &plan->transform[f];
+        const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor;
+        const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], low = plan->low_bit[f];
+        err = set_args_at(p->records_unkey, 2, 6, ARG(offset), ARG(bytes), ARG(aligned), ARG(low), ARG(pos_xor),
+                          ARG(neg_xor));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->records_unkey, groups_for(n, p->params.scan_wg), p->params.scan_wg);
+    }
+    return status == CLRADIX_SUCCESS ? status_from_cl(err) : status;
 }
 
 static clradix_status records_device(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
@@ -246,19 +298,23 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     if (n == 0)
         return enqueue_nothing(queue, num_wait, wait_list, event);
 
-    /* Records of a value size move through a one-word sort; others by a gather at the end. */
-    const int move_records = !argsort && plan.words == 1 && (record_size == 4 || record_size == 8 || record_size == 16);
-    const int by_gather = !argsort && !move_records;
+    /* Records that are their composite key are sorted as it; records of a value size move
+       through a one-word sort; others by a gather at the end. */
+    const int tiled = !argsort && plan.tiled;
+    const int move_records = !argsort && !tiled && plan.words == 1
+                          && (record_size == 4 || record_size == 8 || record_size == 16);
+    const int by_gather = !argsort && !tiled && !move_records;
     const size_t order_size = argsort ? index_size : 4;
     call_buffers b = { { 0 }, { 0 } };
-    cl_uint parts[CLRADIX_MAX_FIELDS * PART_WORDS];
-    cl_ulong inner = 0, total = (cl_ulong)n * plan.word_bytes + (by_gather ? (cl_ulong)n * 4 + records_size : 0);
+    const size_t words_high = tiled && plan.words == 2 ? n * 8 : 0;
+    cl_ulong inner = 0, total = (cl_ulong)n * plan.word_bytes + words_high
+                              + (by_gather ? (cl_ulong)n * 4 + records_size : 0);
+    const size_t inner_values = tiled ? (plan.words == 2 ? 8 : 0) : move_records ? record_size : order_size;
     const sort_request widest = { .type = plan.word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64,
-                                  .key_bytes = plan.word_bytes, .values = records,  /* (sizes alone count) */
-                                  .value_size = move_records ? record_size : order_size, .n = n,
-                                  .keys_size = n * plan.word_bytes, .values_size = n * (move_records ? record_size
-                                                                                                    : order_size),
-                                  .end_bit = 8 * plan.word_bytes };
+                                  .key_bytes = plan.word_bytes, .values = inner_values ? records : NULL,
+                                  .value_size = inner_values, .n = n, .keys_size = n * plan.word_bytes,
+                                  .values_size = n * inner_values, .end_bit = 8 * plan.word_bytes };
+    /* (the sizes alone count there) */
     status = dispatch_temporary_bytes(sorter, &widest, &inner);
     if (status != CLRADIX_SUCCESS)
         return status;
@@ -273,15 +329,14 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
                                                  : NULL;
     if (by_gather)
         call_buffer(sorter, &b, CALL_COPY, CL_MEM_READ_WRITE, records_size, NULL, &err);
-    for (unsigned w = 0; w < plan.words; ++w) {
-        const cl_uint count = word_parts(&plan, w, parts);
-        call_buffer(sorter, &b, CALL_PARTS + (int)w, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                    count * PART_WORDS * sizeof(cl_uint), parts, &err);
-    }
+    if (words_high)
+        call_buffer(sorter, &b, CALL_WORDS_HIGH, CL_MEM_READ_WRITE, words_high, NULL, &err);
     status = status_from_cl(err);
     chain c = { queue, num_wait, wait_list, NULL, 0 };
     radix_program *kernels = status == CLRADIX_SUCCESS ? program_kernels_take(sorter, p, &status) : NULL;
-    if (status == CLRADIX_SUCCESS)
+    if (status == CLRADIX_SUCCESS && tiled)
+        status = enqueue_tiled(sorter, &c, kernels, &plan, records, record_size, n, &b);
+    else if (status == CLRADIX_SUCCESS)
         status = enqueue_records(sorter, &c, kernels, &plan, records, record_size, n, &b, order, order_size,
                                  move_records);
     if (status == CLRADIX_SUCCESS && by_gather)

@@ -97,7 +97,8 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define ARGSORT(api, size) { API_##api, SORT_ARGSORT, size }
 
 /* Records: moved through a sort (16 bytes, one word), by gathers of 1-, 4-, 8- and 16-byte
-   units (13, 12, 24 and 32 bytes), 128-bit keys over two words, argsort. */
+   units (13, 12, 24 and 32 bytes), 128-bit keys over two words, argsort, and records that
+   are their key (tiled: two words with a field across them, one 32-bit word). */
 static const record_step record_16 = { RECORDS_DEVICE_SORT, 16, 1, { { CLRADIX_U32, 4, 0 } } };
 static const record_step record_13 = { RECORDS_DEVICE_SORT, 13, 3,
                                        { { CLRADIX_I16, 3, 1 }, { CLRADIX_F32_NUMPY, 7, 0 }, { CLRADIX_U8, 0, 0 } } };
@@ -105,6 +106,9 @@ static const record_step record_12 = { RECORDS_DEVICE_SORT, 12, 2, { { CLRADIX_F
 static const record_step record_24 = { RECORDS_DEVICE_SORT, 24, 2, { { CLRADIX_U64, 8, 0 }, { CLRADIX_U64, 0, 0 } } };
 static const record_step record_32 = { RECORDS_DEVICE_ARGSORT, 32, 2, { { CLRADIX_I64, 5, 1 }, { CLRADIX_F64, 17, 0 } } };
 static const record_step record_32_sort = { RECORDS_DEVICE_SORT, 32, 1, { { CLRADIX_U8, 31, 0 } } };
+static const record_step record_tiled = { RECORDS_DEVICE_SORT, 12, 2, { { CLRADIX_I64, 4, 0 }, { CLRADIX_F32, 0, 1 } } };
+static const record_step record_tiled_32 = { RECORDS_DEVICE_SORT, 4, 3,
+                                             { { CLRADIX_U8, 0, 0 }, { CLRADIX_I8, 1, 1 }, { CLRADIX_F16, 2, 1 } } };
 
 static const check_case cases[] = {
     /* Each shape's cases in one process (oclgrind's start and its compile of a program
@@ -271,11 +275,14 @@ static const check_case cases[] = {
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_13 },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 },
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32 },
-        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32_sort } },
+        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32_sort },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled_32 } },
       CPU },
     { "gpu-like records", GPU_LIKE, "",
       { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
-        { 0, 0, 1200, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 } } },
+        { 0, 0, 1200, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 },
+        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
