@@ -559,8 +559,11 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * field as the order-preserving image of its type, see clradix_options): 32 bits or less
  * are sorted as 32-bit keys, more as 64-bit words, least significant word first, each with
  * the records' positions, by the pairs sort (so a word's digits that do not vary cost no
- * pass). clradix_sort_records then moves each record once, by a gather; records of 4, 8
- * or 16 bytes whose composite fits one word move with the keys through the sort instead.
+ * pass). clradix_sort_records then moves each record once, by a gather, except where
+ * cheaper: records that are their key (fields covering every byte once, none in numpy's
+ * order, 16 bytes at most) are sorted as their composite key, alone or as two words each
+ * the other's value, and written back; other records of 4, 8 or 16 bytes whose composite
+ * fits one word move with it through the sort as values.
  *
  * Checks, before anything is enqueued: fields NULL, num_fields 0 or more than
  * CLRADIX_MAX_FIELDS, an unknown type, a field past the record, record_size 0, or an
@@ -569,9 +572,9 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * CLRADIX_ERROR_INVALID_BUFFER; a device without 64-bit integers in kernels:
  * CLRADIX_ERROR_UNSUPPORTED. Everything else as for clradix_sort_pairs and
  * clradix_argsort: queue, events and wait list, thread safety, failures (records are only
- * read by clradix_argsort_records). Temporaries: n words of 4 or 8 bytes, the pairs
- * sort's, and for clradix_sort_records by a gather n 4-byte positions and one copy of the
- * records. The device-buffer calls address at most CLRADIX_MAX_N records.
+ * read by clradix_argsort_records). Temporaries: n words of 4 or 8 bytes (two words: 2n),
+ * the pairs sort's, and for clradix_sort_records by a gather n 4-byte positions and one
+ * copy of the records. The device-buffer calls address at most CLRADIX_MAX_N records.
  *
  * The _host forms take host arrays, block, and take any n: each word is made on the host
  * and sorted with the positions by clradix_sort_pairs_host (out of core where that goes
@@ -605,10 +608,12 @@ CLRADIX_API clradix_status clradix_argsort_records(clradix_sorter *sorter, cl_co
                                                    cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                                    cl_event *event);
 
+/* clradix_sort_records of a host array, blocking; any n. */
 CLRADIX_API clradix_status clradix_sort_records_host(clradix_sorter *sorter, cl_command_queue queue, void *records,
                                                      size_t record_size, size_t n, const clradix_key_field *fields,
                                                      unsigned num_fields);
 
+/* clradix_argsort_records of a host array, blocking; any n (past CLRADIX_MAX_N: 8-byte indices). */
 CLRADIX_API clradix_status clradix_argsort_records_host(clradix_sorter *sorter, cl_command_queue queue,
                                                         const void *records, size_t record_size, size_t n,
                                                         const clradix_key_field *fields, unsigned num_fields,
@@ -633,6 +638,7 @@ CLRADIX_API clradix_status clradix_gather(clradix_sorter *sorter, cl_command_que
                                           size_t element_size, size_t n, cl_uint num_events_in_wait_list,
                                           const cl_event *event_wait_list, cl_event *event);
 
+/* clradix_gather of host arrays, blocking; any n. */
 CLRADIX_API clradix_status clradix_gather_host(clradix_sorter *sorter, cl_command_queue queue, const void *indices,
                                                size_t index_size, const void *src, size_t src_n, void *dst,
                                                size_t element_size, size_t n);

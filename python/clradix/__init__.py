@@ -20,7 +20,7 @@ from . import _device, _host, _keys, _library, _sorter
 from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
-__version__ = "1.9.0"
+__version__ = "1.10.0"
 __all__ = ["sort", "argsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
            "library_path"]
 
