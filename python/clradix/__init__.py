@@ -16,12 +16,12 @@ import ctypes
 
 import numpy as np
 
-from . import _device, _host, _keys, _library, _sorter
+from . import _device, _host, _keys, _library, _records, _sorter
 from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
 __version__ = "1.10.0"
-__all__ = ["sort", "argsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
+__all__ = ["sort", "argsort", "lexsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
            "library_path"]
 
 
@@ -38,8 +38,26 @@ def _check_device_axis(axis):
         raise ValueError("pyopencl arrays are sorted as 1-D arrays")
 
 
-def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order="numpy", out=None, device=None,
-         sorter=None, queue=None):
+def _structured(a, order, descending, begin_bit, end_bit, float_order):
+    """Whether a is a numpy structured array, sorted by its fields (order: numpy's meaning);
+    what its sort does not take: ValueError."""
+    if _device.is_device_array(a):
+        if order is not None:
+            raise TypeError("order= sorts numpy structured arrays; pyopencl arrays are sorted by their values")
+        return False
+    fields = np.asarray(a).dtype.names
+    if fields is None:
+        if order is not None:
+            raise ValueError("Cannot specify order when the array has no fields.")
+        return False
+    if descending or begin_bit or end_bit is not None or float_order != "numpy":
+        raise ValueError("structured arrays are sorted ascending over every bit of their fields, floats in "
+                         "numpy's order (descending, bit ranges and float_order are for plain keys)")
+    return True
+
+
+def sort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None, float_order="numpy", out=None,
+         device=None, sorter=None, queue=None):
     """A sorted copy of a (or, with ``out``, the sorted keys written into out: ``out=a``
     sorts a in place), stable.
 
@@ -57,31 +75,54 @@ def sort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order
     keys in input order, every bit pattern kept; "total": IEEE totalOrder, clradix's own
     (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
 
+    order: for a numpy structured array (whose fields are each of a key dtype above, or
+    bool, datetime64, timedelta64), as np.sort(a, order=order, kind="stable"): the fields
+    named (a name or a list) first, the others after them in the dtype's order; a
+    structured array is sorted by all its fields without it. Ascending only, floats in
+    numpy's order, bit for bit np.sort's result, through the library's record sort.
+
     device: for numpy arrays, the device as CLRADIX_DEVICE takes it (an index or a name
     substring; None: the default device). sorter: a Sorter to use instead of the shared
     one of that device (or of the pyopencl array's context and device).
     Errors of the library raise clradix.Error; a raises nothing and stays as it was.
     """
     _keys.check_float_order(float_order)
+    if _structured(a, order, descending, begin_bit, end_bit, float_order):
+        result = _records.sort(_host_sorter(sorter, device), a, order, axis)
+        if out is None:
+            return result
+        np.copyto(out, result)
+        return out
     if _device.is_device_array(a):
         _check_device_axis(axis)
         return _device.sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue)
     return _host.sort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order, out)
 
 
-def argsort(a, *, axis=-1, descending=False, begin_bit=0, end_bit=None, float_order="numpy", index_dtype=None,
-            device=None, sorter=None, queue=None):
+def argsort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None, float_order="numpy",
+            index_dtype=None, device=None, sorter=None, queue=None):
     """The stable sorting permutation of a along axis, as np.argsort(a, kind="stable")
     gives it: np.intp indices by default, or index_dtype (int64, uint64, uint32, int32).
-    a and the other arguments as in clradix.sort; for a pyopencl array, a pyopencl array
-    of indices."""
+    a and the other arguments (order= for structured arrays) as in clradix.sort; for a
+    pyopencl array, a pyopencl array of indices."""
     _keys.check_float_order(float_order)
+    if _structured(a, order, descending, begin_bit, end_bit, float_order):
+        return _records.argsort(_host_sorter(sorter, device), a, order, axis, index_dtype)
     index_dtype = np.intp if index_dtype is None else index_dtype
     if _device.is_device_array(a):
         _check_device_axis(axis)
         return _device.argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype, queue)
     return _host.argsort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order,
                          index_dtype)
+
+
+def lexsort(keys, axis=-1, *, device=None, sorter=None):
+    """np.lexsort(keys, axis): the stable permutation that sorts by the last key, ties by
+    the one before it, and so on, as np.intp indices. keys: a sequence of numpy arrays of
+    one shape (or a 2-D array, whose rows are the keys), each of a key dtype as in
+    clradix.sort, or bool, datetime64, timedelta64; floats in numpy's order. One record
+    sort of the keys side by side (with each row's number first along an axis)."""
+    return _records.lexsort(_host_sorter(sorter, device), keys, axis)
 
 
 def sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None, float_order="numpy", device=None,

@@ -44,6 +44,10 @@ class Options(ctypes.Structure):
     _fields_ = [("begin_bit", ctypes.c_uint), ("end_bit", ctypes.c_uint), ("descending", ctypes.c_int)]
 
 
+class KeyField(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("offset", ctypes.c_size_t), ("descending", ctypes.c_int)]
+
+
 _P = ctypes.c_void_p
 _SIZE = ctypes.c_size_t
 _UINT = ctypes.c_uint
@@ -71,6 +75,8 @@ _PROTOTYPES = {
     "clradix_argsort_segments_host": (_INT, [_P, _P, _INT, _P, _P, _SIZE, _SIZE, _P, _SIZE, _OPTIONS]),
     "clradix_topk": (_INT, [_P, _P, _INT, _P, _SIZE, _SIZE, _P, _P, _SIZE, _OPTIONS, _UINT, _P, ctypes.POINTER(_P)]),
     "clradix_topk_rows_host": (_INT, [_P, _P, _INT, _P, _SIZE, _SIZE, _SIZE, _P, _P, _SIZE, _OPTIONS]),
+    "clradix_sort_records_host": (_INT, [_P, _P, _P, _SIZE, _SIZE, ctypes.POINTER(KeyField), _UINT]),
+    "clradix_argsort_records_host": (_INT, [_P, _P, _P, _SIZE, _SIZE, ctypes.POINTER(KeyField), _UINT, _P, _SIZE]),
 }
 
 _OPENCL_PROTOTYPES = {

@@ -121,6 +121,12 @@ def main(argv=None):
     parser.add_argument("--matrix", default="4096x4096",
                         help="ROWSxCOLUMNS of the matrix sorted along its rows and argsorted along its columns "
                              "(2^k allowed; none: no matrix rows)")
+    parser.add_argument("--lexsort", action="store_true",
+                        help="also clradix.lexsort next to np.lexsort at each n: two int32 keys, (int64, float64) "
+                             "and three keys (int32, int64, float64)")
+    parser.add_argument("--structured", action="store_true",
+                        help="also clradix.sort(a, order=...) of a structured array (int32, float64, int32 fields) "
+                             "next to np.sort(a, order=..., kind='stable') at each n, by 2 and 3 fields")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.n.split(",")]
     matrix = None if args.matrix == "none" else tuple(parse_size(s) for s in args.matrix.split("x"))
@@ -265,6 +271,31 @@ def main(argv=None):
                     rows.append(("clradix.topk, pyopencl arrays", "device", clradix_device_topk,
                                  lambda r: same_k(r.get())))
                 report(dtype, f"top {k}", n, rows)
+    for n in sizes if args.lexsort or args.structured else []:
+        rng = np.random.default_rng(n)
+        small = rng.integers(0, 1000, n).astype(np.int32)  # few distinct values: ties reach the next key
+        wide, real = rng.integers(-2**62, 2**62, n), rng.standard_normal(n)
+        if args.lexsort:
+            for label, keys in (("2 x int32", (small, small[::-1].copy())), ("int64, float64", (real, wide)),
+                                ("int32, int64, float64", (real, wide, small))):
+                reference = np.lexsort(keys)
+                report(label, n, n, [
+                    ("clradix.lexsort", "host", lambda: clradix.lexsort(keys, sorter=sorter),
+                     lambda r: np.array_equal(r, reference)),
+                    ("numpy.lexsort", "host", lambda: np.lexsort(keys), lambda r: np.array_equal(r, reference))])
+        if args.structured:
+            table = np.empty(n, dtype=[("a", np.int32), ("b", np.float64), ("c", np.int32)])
+            table["a"], table["b"], table["c"] = small, real, small[::-1]
+            for order in (["a", "b"], ["a", "c", "b"]):
+                reference = np.sort(table, order=order, kind="stable")
+
+                def same(result):
+                    return result.tobytes() == reference.tobytes()
+
+                report("structured", f"{n} by {len(order)}", n, [
+                    ("clradix.sort(order=)", "host", lambda: clradix.sort(table, order=order, sorter=sorter), same),
+                    ("numpy.sort(order=, stable)", "host", lambda: np.sort(table, order=order, kind="stable"),
+                     same)])
     sorter.close()
     return 1 if failed else 0
 

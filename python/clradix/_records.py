@@ -1,0 +1,135 @@
+"""numpy structured arrays sorted by their fields (``order=``) and np.lexsort, through the
+C library's record sorts: each record's fields are its keys, numpy's float order per
+field, and records equal in every field keep their order. Rows along an axis become one
+sort of records with the row's number as the first field."""
+
+import ctypes
+
+import numpy as np
+
+from . import _keys, _library
+
+
+def _field_code(dtype, name):
+    """The clradix_key_type of a field of dtype (numpy's float order), or TypeError."""
+    try:
+        native = _keys.native_key_dtype(dtype)
+    except TypeError:
+        raise TypeError(f"field {name!r}: clradix sorts fields of dtype {_keys.SUPPORTED}, not {dtype}") from None
+    return _keys.key_type(native, "numpy")
+
+
+def _packed(columns, row_count=None):
+    """A packed structured array of native key fields from (name, array) columns, all of
+    one length (time fields as library_keys makes them: int64 counts minus one), with a
+    leading uint32/uint64 field of the row numbers when row_count is given (each row's
+    records consecutive). Returns (records, key fields most significant first)."""
+    names, formats, arrays = [], [], []
+    length = len(columns[0][1]) if columns else 0
+    if row_count is not None:
+        per_row = length // row_count if row_count else 0
+        row_dtype = np.dtype(np.uint32 if row_count <= _library.MAX_N else np.uint64)
+        names.append("row")
+        formats.append(row_dtype)
+        arrays.append(np.repeat(np.arange(row_count, dtype=row_dtype), per_row))
+    for name, column in columns:
+        native = _keys.native_key_dtype(column.dtype)
+        names.append(name)
+        formats.append(np.dtype(np.int64) if _keys._is_time(native) else native)
+        arrays.append(column)
+    records = np.empty(length, dtype=np.dtype({"names": names, "formats": formats}))
+    for name, column in zip(names, arrays):
+        if _keys._is_time(column.dtype):
+            records[name] = column.view(np.int64) - 1  # NaT (the smallest int64) wraps to the largest: last
+        else:
+            records[name] = column
+    fields = [_library.KeyField(_field_code(records.dtype.fields[n][0], n), records.dtype.fields[n][1], 0)
+              for n in names]
+    return records, fields
+
+
+def _call(sorter, name, *arguments):
+    _library.check(getattr(_library.lib(), name)(sorter.handle, None, *arguments), sorter=sorter.handle)
+
+
+def _argsort_records(sorter, records, fields, index_dtype):
+    wide = np.dtype(np.uint32 if records.size <= _library.MAX_N else np.uint64)
+    indices = np.empty(records.size, dtype=wide)
+    if records.size:
+        array = (_library.KeyField * len(fields))(*fields)
+        _call(sorter, "clradix_argsort_records_host", ctypes.c_void_p(records.ctypes.data), records.dtype.itemsize,
+              records.size, array, len(fields), ctypes.c_void_p(indices.ctypes.data), wide.itemsize)
+    return indices
+
+
+def _order_names(dtype, order):
+    """numpy's meaning of order for a structured dtype: the fields named, then the others in
+    the dtype's order; an unknown name: ValueError."""
+    names = list(dtype.names)
+    wanted = [] if order is None else [order] if isinstance(order, str) else list(order)
+    for name in wanted:
+        if name not in names:
+            raise ValueError(f"unknown field name: {name!r}")
+    return wanted + [n for n in names if n not in wanted]
+
+
+def _moved(a, axis):
+    if a.ndim == 0:
+        raise ValueError("cannot sort a 0-d array")
+    return a.reshape(-1) if axis is None else np.moveaxis(a, axis, -1)
+
+
+def _rows_permutation(sorter, work, columns, index_dtype):
+    """The stable permutation of each row of work (the sorted axis last) by the columns
+    (name, array of work's shape), as positions in the row, of work's shape."""
+    length = work.shape[-1] if work.ndim else 0
+    rows = work.size // length if length else 0
+    flat = [(name, np.ascontiguousarray(column).reshape(-1)) for name, column in columns]
+    records, fields = _packed(flat, rows if work.ndim > 1 else None)
+    order = _argsort_records(sorter, records, fields, index_dtype).astype(np.int64)
+    if work.ndim > 1 and rows:
+        order -= np.repeat(np.arange(rows, dtype=np.int64) * length, length)
+    return order.reshape(work.shape).astype(index_dtype, copy=False)
+
+
+def argsort(sorter, a, order, axis, index_dtype):
+    """np.argsort(a, order=order, axis=axis, kind="stable") of a structured array a."""
+    a = np.asarray(a)
+    index_dtype = _keys.index_dtype(np.intp if index_dtype is None else index_dtype)
+    work = _moved(a, axis)
+    columns = [(name, work[name]) for name in _order_names(a.dtype, order)]
+    for name, column in columns:
+        if column.ndim != work.ndim:
+            raise TypeError(f"field {name!r}: sub-array fields are not sorted by clradix")
+        _field_code(column.dtype, name)
+    indices = _rows_permutation(sorter, work, columns, index_dtype)
+    return indices if axis is None else np.moveaxis(indices, -1, axis)
+
+
+def sort(sorter, a, order, axis):
+    """np.sort(a, order=order, axis=axis, kind="stable") of a structured array a."""
+    a = np.asarray(a)
+    indices = argsort(sorter, a, order, axis, np.intp)
+    if axis is None:
+        return a.reshape(-1)[indices]
+    return np.take_along_axis(a, indices, axis=axis)
+
+
+def lexsort(sorter, keys, axis):
+    """np.lexsort(keys, axis): the last key primary, np.intp indices."""
+    if isinstance(keys, np.ndarray) and keys.ndim > 0:
+        keys = list(keys)  # an array's items are the keys, as numpy takes them (a 1-D one's: scalars)
+    keys = [np.asarray(k) for k in keys]
+    if not keys:
+        raise TypeError("need a sequence of keys with len > 0 in lexsort")
+    shape = keys[0].shape
+    if any(k.shape != shape for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    if not shape:
+        return np.intp(0)  # as numpy: scalar keys sort to the one position
+    work = [np.moveaxis(k, axis, -1) for k in keys]
+    columns = [(f"k{i}", work[i]) for i in reversed(range(len(keys)))]
+    for name, column in columns:
+        _field_code(column.dtype, name)
+    indices = _rows_permutation(sorter, work[0], columns, np.intp)
+    return np.moveaxis(indices, -1, axis)

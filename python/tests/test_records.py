@@ -1,0 +1,81 @@
+"""Structured arrays sorted by their fields (order=) and clradix.lexsort, bit for bit
+against numpy's stable sorts: every key dtype as a field, non-native byte order, NaNs,
+signed zeros and NaT, every axis, and the calls that are refused."""
+
+import numpy as np
+import pytest
+
+import clradix
+from conftest import KEY_DTYPES, make_keys
+
+
+def structured(n, seed):
+    """n records of every key dtype (with few distinct values, so that ties reach the later
+    fields), one of them big-endian, floats with NaNs and signed zeros, times with NaT."""
+    fields = [(f"f{i}", np.dtype(d)) for i, d in enumerate(KEY_DTYPES)] + [("big", np.dtype(">f4"))]
+    a = np.zeros(n, dtype=fields)
+    for i, (name, dtype) in enumerate(fields):
+        column = make_keys(dtype.newbyteorder("="), "few", n, seed=seed + i)
+        if dtype.kind == "f":
+            column[::13] = np.nan
+            column[3::17] = -0.0
+        if dtype.kind in "mM":
+            column[::11] = np.array("NaT", dtype=dtype)
+        a[name] = column
+    return a
+
+
+@pytest.mark.parametrize("order", [None, "f2", ["f11", "f5"], ["big", "f12", "f10"], ["f13", "f9", "f4"]])
+def test_order(order):
+    a = structured(5000, 1)
+    assert clradix.sort(a, order=order).tobytes() == np.sort(a, order=order, kind="stable").tobytes()
+    assert (clradix.argsort(a, order=order) == np.argsort(a, order=order, kind="stable")).all()
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_order_axes(axis):
+    a = structured(3000, 2).reshape(30, 100)
+    for order in ("f6", ["big", "f0"]):
+        assert clradix.sort(a, order=order, axis=axis).tobytes() == np.sort(a, order=order, axis=axis,
+                                                                             kind="stable").tobytes()
+        assert (clradix.argsort(a, order=order, axis=axis) == np.argsort(a, order=order, axis=axis,
+                                                                         kind="stable")).all()
+    out = np.empty_like(a)
+    assert clradix.sort(a, order="f2", out=out) is out
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+def test_lexsort(dtype):
+    primary = make_keys(dtype, "few", 4000, seed=5)
+    secondary = make_keys(np.float64, "few", 4000, seed=6)
+    secondary[::7] = np.nan
+    keys = (secondary, primary)  # the last key is the primary one
+    assert (clradix.lexsort(keys) == np.lexsort(keys)).all()
+    assert clradix.lexsort(keys).dtype == np.intp
+
+
+def test_lexsort_shapes():
+    rng = np.random.default_rng(3)
+    m = rng.integers(0, 4, (3, 40, 50)).astype(np.int64)
+    for axis in (0, 1, 2, -1):
+        assert (clradix.lexsort((m, m % 3), axis=axis) == np.lexsort((m, m % 3), axis=axis)).all()
+    rows = rng.integers(0, 3, (3, 1000)).astype(np.int32)  # a 2-D array: its rows are the keys
+    assert (clradix.lexsort(rows) == np.lexsort(rows)).all()
+    assert (clradix.lexsort(rows[0]) == np.lexsort(rows[0])).all()
+    assert clradix.lexsort((np.array([], dtype=np.int32),)).size == 0
+
+
+def test_refused():
+    a = structured(10, 4)
+    with pytest.raises(ValueError):
+        clradix.sort(np.arange(5), order="x")  # no fields
+    with pytest.raises(ValueError):
+        clradix.sort(a, order="nope")
+    with pytest.raises(ValueError):
+        clradix.sort(a, descending=True)
+    with pytest.raises(TypeError):
+        clradix.sort(np.zeros(3, dtype=[("s", "U3"), ("i", np.int32)]))  # a string field
+    with pytest.raises(TypeError):
+        clradix.lexsort([])
+    with pytest.raises(ValueError):
+        clradix.lexsort((np.zeros(3), np.zeros(4)))
