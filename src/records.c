@@ -189,6 +189,29 @@ static clradix_status enqueue_nothing(cl_command_queue queue, cl_uint num_wait, 
     return hand_over(CLRADIX_SUCCESS, &c, event);
 }
 
+/* Sorts word w of the plan's composite keys in words (n of them) stably, values (of
+   value_size bytes, or NULL) moving with them, after the chain's last command; the sort's
+   event becomes the chain's last. */
+static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const record_plan *plan, unsigned w,
+                                        cl_mem words, cl_mem values, size_t value_size, size_t n)
+{
+    sort_request s = { 0 };
+    s.type = plan->word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
+    s.key_bytes = plan->word_bytes;
+    s.keys = words;
+    s.values = values;
+    s.value_size = values ? value_size : 0;
+    s.n = n;
+    s.keys_size = n * plan->word_bytes;
+    s.values_size = n * s.value_size;
+    s.end_bit = word_bits(plan, w);
+    cl_event sorted = NULL;
+    const clradix_status status = dispatch_sort(sorter, c->queue, &s, 1, &c->last, &sorted);
+    if (status == CLRADIX_SUCCESS)
+        chain_follow(c, sorted);
+    return status;
+}
+
 /* The words of the plan sorted with the positions in order (index_size bytes each, or the
    records themselves as values when move_records), each word made by records_key from
    the order so far. */
@@ -196,26 +219,14 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
                                       const record_plan *plan, cl_mem records, size_t record_size, size_t n,
                                       const call_buffers *b, cl_mem order, size_t index_size, int move_records)
 {
-    const unsigned word_bytes = plan->word_bytes;
-    sort_request s = { 0 };
-    s.type = word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
-    s.key_bytes = word_bytes;
-    s.keys = b->buffer[CALL_WORDS];
-    s.values = move_records ? records : order;
-    s.value_size = move_records ? record_size : index_size;
-    s.n = n;
-    s.keys_size = n * word_bytes;
-    s.values_size = n * s.value_size;
+    const cl_mem words = b->buffer[CALL_WORDS];
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, move_records ? NULL : order,
-                                             index_size, w > 0, s.keys));
-        cl_event sorted = NULL;
-        s.end_bit = word_bits(plan, w);
+                                             index_size, w > 0, words));
         if (status == CLRADIX_SUCCESS)
-            status = dispatch_sort(sorter, c->queue, &s, 1, &c->last, &sorted);
-        if (status == CLRADIX_SUCCESS)
-            chain_follow(c, sorted);
+            status = enqueue_word_sort(sorter, c, plan, w, words, move_records ? records : order,
+                                       move_records ? record_size : index_size, n);
     }
     return status;
 }
@@ -232,22 +243,8 @@ static clradix_status enqueue_tiled(clradix_sorter *sorter, chain *c, const radi
     for (unsigned w = 0; w < plan->words && err == CL_SUCCESS; ++w)
         err = enqueue_word(c, p, plan, w, records, record_size, n, NULL, 4, 0, words[w]);
     clradix_status status = status_from_cl(err);
-    for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
-        sort_request s = { 0 };
-        s.type = word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
-        s.key_bytes = word_bytes;
-        s.keys = words[w];
-        s.values = plan->words == 2 ? words[1 - w] : NULL;
-        s.value_size = plan->words == 2 ? 8 : 0;
-        s.n = n;
-        s.keys_size = n * word_bytes;
-        s.values_size = n * s.value_size;
-        s.end_bit = word_bits(plan, w);
-        cl_event sorted = NULL;
-        status = dispatch_sort(sorter, c->queue, &s, 1, &c->last, &sorted);
-        if (status == CLRADIX_SUCCESS)
-            chain_follow(c, sorted);
-    }
+    for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w)
+        status = enqueue_word_sort(sorter, c, plan, w, words[w], plan->words == 2 ? words[1 - w] : NULL, 8, n);
     if (status == CLRADIX_SUCCESS)
         err = set_args(p->records_unkey, 2, ARG(records), ARG(record_bytes));
     if (err == CL_SUCCESS)
