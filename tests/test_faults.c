@@ -297,16 +297,15 @@ START_TEST(test_topk_faults)
 }
 END_TEST
 
-/* Records: a sort by a gather over two words, an argsort, and a host sort. Device calls
-   may leave the records (indices) untouched, sorted, or permuted after work was enqueued;
-   host calls untouched or sorted. */
+/* Records: a device sort by a gather over two words (the argsort's path, then the gather
+   and the copy back), and a host sort. The device call may leave the records untouched,
+   sorted, or permuted after work was enqueued; the host call untouched or sorted. */
 typedef struct records_scenario {
     const char *name;
     records_call call;
 } records_scenario;
 static const records_scenario records_scenarios[] = {
     { "records, device sort", RECORDS_DEVICE_SORT },
-    { "records, device argsort", RECORDS_DEVICE_ARGSORT },
     { "records, host sort", RECORDS_HOST_SORT },
 };
 enum { RECORDS_SCENARIOS = sizeof records_scenarios / sizeof records_scenarios[0], RECORD_SIZE = 13 };
@@ -314,30 +313,25 @@ static const clradix_key_field record_fields[] = { { CLRADIX_U64, 5, 0 }, { CLRA
 
 static int compare_record_bytes(const void *a, const void *b) { return memcmp(a, b, RECORD_SIZE); }
 
-/* What a call left in bytes (count elements of size each): untouched, the right result, a
-   permutation of the input, or broken. */
-static outcome judge_elements(const unsigned char *left, const unsigned char *input, const unsigned char *right,
-                              size_t count, size_t size, int (*compare)(const void *, const void *))
+/* What a call left in count records: untouched, the right result, a permutation of the
+   input, or broken. */
+static outcome judge_records(const unsigned char *left, const unsigned char *input, const unsigned char *right,
+                             size_t count)
 {
-    if (!memcmp(left, input, count * size))
+    const size_t bytes = count * RECORD_SIZE;
+    if (!memcmp(left, input, bytes))
         return UNTOUCHED;
-    if (!memcmp(left, right, count * size))
+    if (!memcmp(left, right, bytes))
         return SORTED;
-    unsigned char *a = malloc(count * size), *b = malloc(count * size);
-    memcpy(a, left, count * size);
-    memcpy(b, right, count * size);
-    qsort(a, count, size, compare);
-    qsort(b, count, size, compare);
-    const int same = !memcmp(a, b, count * size);
+    unsigned char *a = malloc(bytes), *b = malloc(bytes);
+    memcpy(a, left, bytes);
+    memcpy(b, right, bytes);
+    qsort(a, count, RECORD_SIZE, compare_record_bytes);
+    qsort(b, count, RECORD_SIZE, compare_record_bytes);
+    const int same = !memcmp(a, b, bytes);
     free(a);
     free(b);
     return same ? PERMUTED : BROKEN;
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static clradix_status run_records_faulty(const records_scenario *r, unsigned long fail_at, outcome *left,
@@ -346,14 +340,10 @@ static clradix_status run_records_faulty(const records_scenario *r, unsigned lon
     enum { N = 5000 };
     unsigned char *records = make_records(RECORD_SIZE, N, 31), *input = malloc(RECORD_SIZE * N);
     unsigned char *right = malloc(RECORD_SIZE * N);
-    uint32_t *indices = malloc(4 * N), *input_indices = malloc(4 * N), *right_indices = malloc(4 * N);
     memcpy(input, records, RECORD_SIZE * N);
     size_t *perm = records_oracle(records, RECORD_SIZE, N, record_fields, 2);
-    for (size_t i = 0; i < N; ++i) {
+    for (size_t i = 0; i < N; ++i)
         memcpy(right + i * RECORD_SIZE, input + perm[i] * RECORD_SIZE, RECORD_SIZE);
-        right_indices[i] = (uint32_t)perm[i];
-        input_indices[i] = indices[i] = 0xEEEEEEEEu;
-    }
     clradix_testing_fail_at(fail_at);
     clradix_status status;
     unsigned long made;
@@ -364,45 +354,21 @@ static clradix_status run_records_faulty(const records_scenario *r, unsigned lon
         cl_int err;
         cl_mem buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, RECORD_SIZE * N, records,
                                        &err);
-        cl_mem index_buffer = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * N, indices,
-                                             &err);
-        status = r->call == RECORDS_DEVICE_SORT
-               ? clradix_sort_records(dev.sorter, dev.queue, buffer, RECORD_SIZE, N, record_fields, 2, 0, NULL, NULL)
-               : clradix_argsort_records(dev.sorter, dev.queue, buffer, RECORD_SIZE, N, record_fields, 2,
-                                         index_buffer, 4, 0, NULL, NULL);
+        status = clradix_sort_records(dev.sorter, dev.queue, buffer, RECORD_SIZE, N, record_fields, 2, 0, NULL, NULL);
         made = clradix_testing_calls();
         clradix_testing_fail_at(0);
         clFinish(dev.queue);
         ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, buffer, CL_TRUE, 0, RECORD_SIZE * N, records, 0, NULL, NULL),
                          CL_SUCCESS);
-        ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, index_buffer, CL_TRUE, 0, 4 * N, indices, 0, NULL, NULL),
-                         CL_SUCCESS);
         clReleaseMemObject(buffer);
-        clReleaseMemObject(index_buffer);
     }
     if (calls)
         *calls = made;
     clradix_testing_fail_at(0);
-    if (r->call == RECORDS_DEVICE_ARGSORT) {
-        uint32_t *identity = malloc(4 * N);
-        for (size_t i = 0; i < N; ++i)
-            identity[i] = (uint32_t)i;
-        *left = memcmp(records, input, RECORD_SIZE * N)
-              ? BROKEN : judge_elements((unsigned char *)indices, (unsigned char *)input_indices,
-                                        (unsigned char *)right_indices, N, 4, compare_u32);
-        if (*left == PERMUTED)  /* a permutation of the positions, not of what the buffer held */
-            *left = judge_elements((unsigned char *)indices, (unsigned char *)input_indices, (unsigned char *)identity,
-                                   N, 4, compare_u32) == BROKEN ? BROKEN : PERMUTED;
-        free(identity);
-    } else {
-        *left = judge_elements(records, input, right, N, RECORD_SIZE, compare_record_bytes);
-    }
+    *left = judge_records(records, input, right, N);
     free(records);
     free(input);
     free(right);
-    free(indices);
-    free(input_indices);
-    free(right_indices);
     free(perm);
     return status;
 }
