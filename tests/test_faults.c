@@ -520,7 +520,8 @@ END_TEST
 
 int main(void)
 {
-    /* Two cases, which ctest runs side by side (CK_RUN_CASE): the sorts' faults, and the rest. */
+    /* Three cases, which ctest runs side by side (CK_RUN_CASE): the sorts' faults, the record
+       sorts' faults, and the rest. */
     Suite *s = suite_create("faults");
     TCase *sorts = tcase_create("sorts");
     tcase_set_timeout(sorts, 600);
@@ -529,10 +530,13 @@ int main(void)
     TCase *others = tcase_create("others");
     tcase_set_timeout(others, 600);
     tcase_add_loop_test(others, test_topk_faults, 0, TOPK_SCENARIOS);
-    tcase_add_loop_test(others, test_records_faults, 0, RECORDS_SCENARIOS);
     tcase_add_test(others, test_create_faults);
     tcase_add_test(others, test_small_limits);
     tcase_add_test(others, test_memory_limits);
     suite_add_tcase(s, others);
+    TCase *records = tcase_create("records");
+    tcase_set_timeout(records, 600);
+    tcase_add_loop_test(records, test_records_faults, 0, RECORDS_SCENARIOS);
+    suite_add_tcase(s, records);
     return run_device_suite(s, "test_faults");
 }
