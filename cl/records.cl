@@ -37,24 +37,17 @@ ulong field_image(ulong key, uint bytes, ulong pos_xor, ulong neg_xor, ulong nan
     return key ^ (key & sign ? neg_xor : pos_xor);
 }
 
-/* Index i of a list of 4- or 8-byte indices (in the device's byte order). */
-ulong index_at(__global const uint *indices, uint index_size, ulong i)
-{
-    if (index_size == 4)
-        return indices[i];
-    return (ulong)indices[2 * i + INDEX_LOW_WORD] | (ulong)indices[2 * i + 1 - INDEX_LOW_WORD] << 32;
-}
-
-/* Word i of a list of 32- or 64-bit words (64-bit ones as two uints: oclgrind takes a
-   vector written at once for partly uninitialised), read and written. */
-ulong word_at(__global const uint *words, uint word_bytes, size_t i)
+/* Word i of a list of 32- or 64-bit words, or indices of 4 or 8 bytes, in the device's byte
+   order (64-bit ones as two uints: oclgrind takes a vector written at once for partly
+   uninitialised), read and written. */
+ulong word_at(__global const uint *words, uint word_bytes, ulong i)
 {
     if (word_bytes == 4)
         return words[i];
     return (ulong)words[2 * i + INDEX_LOW_WORD] | (ulong)words[2 * i + 1 - INDEX_LOW_WORD] << 32;
 }
 
-void put_word(__global uint *words, uint word_bytes, size_t i, ulong word)
+void put_word(__global uint *words, uint word_bytes, ulong i, ulong word)
 {
     if (word_bytes == 4) {
         words[i] = (uint)word;
@@ -83,7 +76,7 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
         return;
     ulong record = i;
     if (from_order)
-        record = index_at(order, order_size, i);
+        record = word_at(order, order_size, i);
     else if (order && !accumulate)
         put_word(order, order_size, i, i);
     const ulong part = field_image(field_bits(records + record * record_size + offset, bytes, aligned), bytes,
@@ -145,7 +138,7 @@ __kernel void records_unkey(__global uchar *records, ulong record_size, ulong of
         if (g >= count)                                                                                        \
             return;                                                                                            \
         const ulong i = units == 1 ? g : g / units, unit = g - i * units;                                     \
-        const ulong from = min(index_at(indices, index_size, i), src_n - 1);                                   \
+        const ulong from = min(word_at(indices, index_size, i), src_n - 1);                                     \
         dst[g] = src[from * units + unit];                                                                     \
     }
 GATHER_KERNEL(records_gather_1, uchar)

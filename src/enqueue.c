@@ -52,12 +52,22 @@ cl_int chain_copy(chain *c, cl_mem from, cl_mem to, size_t bytes)
     return chain_push(c, err, event);
 }
 
-/* Hands the chain's last command over to a sort enqueued after it: the sort's event
-   (sort_done, on success) becomes the last. */
 void chain_follow(chain *c, cl_event sort_done)
 {
     c->tried = 1;
     chain_push(c, CL_SUCCESS, sort_done);
+}
+
+clradix_status chain_hand_over(chain *c, clradix_status status, cl_event *event)
+{
+    if (status == CLRADIX_SUCCESS && event && !c->last)
+        status = status_from_cl(chain_marker(c));  /* nothing enqueued: an event that follows the wait list */
+    if (status == CLRADIX_SUCCESS && event)
+        *event = c->last;
+    else if (c->last)
+        clReleaseEvent(c->last);
+    c->last = NULL;
+    return status;
 }
 
 cl_int chain_marker(chain *c)

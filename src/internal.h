@@ -383,7 +383,13 @@ typedef struct chain {
 cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg);
 cl_int chain_marker(chain *c);
 cl_int chain_copy(chain *c, cl_mem from, cl_mem to, size_t bytes);  /* bytes of from to to, both from 0 */
+/* A sort enqueued after the chain's last command (waiting on it) hands over its event
+   sort_done, which becomes the last. */
 void chain_follow(chain *c, cl_event sort_done);
+/* The end of a call's chain: on success its last event to *event (a marker when nothing
+   was enqueued, so that the event still follows the wait list), else released; returns
+   status. */
+clradix_status chain_hand_over(chain *c, clradix_status status, cl_event *event);
 size_t groups_for(size_t count, size_t wg);  /* groups of wg work-items for count items */
 /* The levels of an exclusive scan of count entries in s->buffer[SCRATCH_LEVELS], in tiles
    of 2 * scan_wg, each level scanning the tile sums of the one before. */

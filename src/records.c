@@ -138,18 +138,6 @@ static void call_buffers_release(clradix_sorter *sorter, call_buffers *b)
         sorter_buffer_release(sorter, b->buffer[i], b->bytes[i]);  /* freed once the commands that use it are done */
 }
 
-/* The call's last event to the caller on success (else released); returns status. */
-static clradix_status hand_over(clradix_status status, chain *c, cl_event *event)
-{
-    if (status == CLRADIX_SUCCESS && !c->last && event)
-        status = status_from_cl(chain_marker(c));
-    if (status == CLRADIX_SUCCESS && event)
-        *event = c->last;
-    else if (c->last)
-        clReleaseEvent(c->last);
-    return status;
-}
-
 /* Enqueues dst[i] = src[min(indices[i], src_n - 1)] with the program's gathers. */
 static cl_int enqueue_gather(chain *c, const radix_program *p, cl_mem indices, cl_uint index_size, cl_mem src,
                              cl_ulong src_n, cl_mem dst, size_t element_size, size_t n)
@@ -179,14 +167,6 @@ static clradix_status records_program(clradix_sorter *sorter, radix_program **p)
     if (!sorter->limits.int64)
         return CLRADIX_ERROR_UNSUPPORTED;
     return program_get(sorter, PROGRAM_RECORDS, (key_variant){ 8, 0 }, 0, p);
-}
-
-/* A call whose wait list alone makes its event. */
-static clradix_status enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait_list,
-                                      cl_event *event)
-{
-    chain c = { queue, num_wait, wait_list, NULL, 0 };
-    return hand_over(CLRADIX_SUCCESS, &c, event);
 }
 
 /* Sorts word w of the plan's composite keys in words (n of them) stably, values (of
@@ -292,8 +272,9 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
         status = records_program(sorter, &p);
     if (status != CLRADIX_SUCCESS)
         return status;
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
     if (n == 0)
-        return enqueue_nothing(queue, num_wait, wait_list, event);
+        return chain_hand_over(&c, CLRADIX_SUCCESS, event);
 
     /* Records that are their composite key are sorted as it; records of a value size move
        through a one-word sort; others by a gather at the end. */
@@ -322,14 +303,14 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
 
     cl_int err = CL_SUCCESS;
     call_buffer(sorter, &b, CALL_WORDS, CL_MEM_READ_WRITE, n * plan.word_bytes, NULL, &err);
-    cl_mem order = argsort ? indices : by_gather ? call_buffer(sorter, &b, CALL_ORDER, CL_MEM_READ_WRITE, n * 4, NULL, &err)
-                                                 : NULL;
+    cl_mem order = argsort     ? indices
+                 : by_gather ? call_buffer(sorter, &b, CALL_ORDER, CL_MEM_READ_WRITE, n * 4, NULL, &err)
+                             : NULL;
     if (by_gather)
         call_buffer(sorter, &b, CALL_COPY, CL_MEM_READ_WRITE, records_size, NULL, &err);
     if (words_high)
         call_buffer(sorter, &b, CALL_WORDS_HIGH, CL_MEM_READ_WRITE, words_high, NULL, &err);
     status = status_from_cl(err);
-    chain c = { queue, num_wait, wait_list, NULL, 0 };
     radix_program *kernels = status == CLRADIX_SUCCESS ? program_kernels_take(sorter, p, &status) : NULL;
     if (status == CLRADIX_SUCCESS && tiled)
         status = enqueue_tiled(sorter, &c, kernels, &plan, records, record_size, n, &b);
@@ -342,7 +323,7 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
         status = status_from_cl(chain_copy(&c, b.buffer[CALL_COPY], records, records_size));
     program_kernels_return(sorter, p, kernels);
     call_buffers_release(sorter, &b);
-    return hand_over(status, &c, event);
+    return chain_hand_over(&c, status, event);
 }
 
 clradix_status clradix_sort_records(clradix_sorter *sorter, cl_command_queue queue, cl_mem records, size_t record_size,
@@ -385,7 +366,8 @@ clradix_status clradix_gather(clradix_sorter *sorter, cl_command_queue queue, cl
     if (status == CLRADIX_SUCCESS)
         status = check_buffer(sorter, dst, dst_size, 1, &dst_span);
     if (status == CLRADIX_SUCCESS
-        && (overlap(&dst_span, dst_size, &src_span, src_size) || overlap(&dst_span, dst_size, &index_span, indices_size)))
+        && (overlap(&dst_span, dst_size, &src_span, src_size)
+            || overlap(&dst_span, dst_size, &index_span, indices_size)))
         status = CLRADIX_ERROR_INVALID_BUFFER;
     radix_program *p = NULL;
     if (status == CLRADIX_SUCCESS && n > 0)
@@ -400,7 +382,7 @@ clradix_status clradix_gather(clradix_sorter *sorter, cl_command_queue queue, cl
                 enqueue_gather(&c, kernels, indices, (cl_uint)index_size, src, src_n, dst, element_size, n));
         program_kernels_return(sorter, p, kernels);
     }
-    return hand_over(status, &c, event);
+    return chain_hand_over(&c, status, event);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -420,6 +402,18 @@ static void index_store(void *indices, size_t index_size, size_t i, size_t value
         ((uint32_t *)indices)[i] = (uint32_t)value;
     else
         ((uint64_t *)indices)[i] = value;
+}
+
+/* dst[i] = src[min(indices[i], src_n - 1)] on the host: records moved by their order, and
+   gathers the device cannot take at once. */
+static void gather_on_host(const void *indices, size_t index_size, const unsigned char *src, size_t src_n,
+                           unsigned char *dst, size_t element_size, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        size_t from = index_load(indices, index_size, i);
+        from = from < src_n ? from : src_n - 1;
+        memcpy(dst + i * element_size, src + from * element_size, element_size);
+    }
 }
 
 /* Word w of the composite key of each record order[i] into words. */
@@ -501,9 +495,7 @@ static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queu
     if (status == CLRADIX_SUCCESS && argsort) {
         memcpy(indices, order, order_size);
     } else if (status == CLRADIX_SUCCESS) {
-        for (size_t i = 0; i < n; ++i)
-            memcpy(copy + i * record_size, (unsigned char *)records + index_load(order, index_size, i) * record_size,
-                   record_size);
+        gather_on_host(order, index_size, records, n, copy, record_size, n);
         memcpy(records, copy, records_size);
     }
     free(order);
@@ -523,17 +515,6 @@ clradix_status clradix_argsort_records_host(clradix_sorter *sorter, cl_command_q
                                             unsigned num_fields, void *indices, size_t index_size)
 {
     return records_host(sorter, queue, (void *)records, record_size, n, fields, num_fields, indices, index_size, 1);
-}
-
-/* The gather on the host, where the device cannot take the arrays at once. */
-static void gather_on_host(const void *indices, size_t index_size, const unsigned char *src, size_t src_n,
-                           unsigned char *dst, size_t element_size, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        size_t from = index_load(indices, index_size, i);
-        from = from < src_n ? from : src_n - 1;
-        memcpy(dst + i * element_size, src + from * element_size, element_size);
-    }
 }
 
 clradix_status clradix_gather_host(clradix_sorter *sorter, cl_command_queue queue, const void *indices,

@@ -97,16 +97,6 @@ static cl_mem row_offsets(clradix_sorter *sorter, size_t rows, size_t length, cl
     return buffer;
 }
 
-/* The call's last event to the caller on success (else released); returns status. */
-static clradix_status hand_over(clradix_status status, cl_event last, cl_event *event)
-{
-    if (status == CLRADIX_SUCCESS && event)
-        *event = last;
-    else if (last)
-        clReleaseEvent(last);
-    return status;
-}
-
 /* The select's top digit of the bit range: bits [*low, *low + 8) of the image, as many as
    the range has (*mask); returns the number of digits (an empty range is one digit, 0 for
    every key). */
@@ -253,7 +243,7 @@ static clradix_status write_first_k(cl_command_queue queue, const radix_program 
     if (err == CL_SUCCESS)
         err = chain_kernel(&out, p->topk_write, groups_for(count, wg), wg);
     clReleaseEvent(ready);
-    return hand_over(status_from_cl(err), out.last, event);
+    return chain_hand_over(&out, status_from_cl(err), event);
 }
 
 /* The call's survivors (rows x k keys with their positions in the whole array, each row's
@@ -430,17 +420,6 @@ static clradix_status enqueue_topk(clradix_sorter *sorter, cl_command_queue queu
     return status;
 }
 
-/* No outputs (no rows, or k == 0): a marker for the caller's event. */
-static clradix_status enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait_list,
-                                      cl_event *event)
-{
-    if (!event)
-        return CLRADIX_SUCCESS;
-    chain c = { queue, num_wait, wait_list, NULL, 0 };
-    const clradix_status status = status_from_cl(chain_marker(&c));
-    return hand_over(status, c.last, event);
-}
-
 static clradix_status topk_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
                                   size_t rows, size_t row_length, size_t k, cl_mem out_keys, cl_mem out_indices,
                                   size_t index_size, const clradix_options *options, cl_uint num_wait,
@@ -472,8 +451,10 @@ static clradix_status topk_device(clradix_sorter *sorter, cl_command_queue queue
         status = CLRADIX_ERROR_INVALID_BUFFER;
     if (status != CLRADIX_SUCCESS)
         return status;
-    if (t.outputs == 0)
-        return enqueue_nothing(queue, num_wait, wait_list, event);
+    if (t.outputs == 0) {  /* no rows, or k == 0: the caller's event alone */
+        chain c = { queue, num_wait, wait_list, NULL, 0 };
+        return chain_hand_over(&c, CLRADIX_SUCCESS, event);
+    }
     t.r.keys = keys;
     t.out_keys = out_keys;
     t.out_indices = out_indices;

@@ -7,7 +7,7 @@ import ctypes
 
 import numpy as np
 
-from . import _keys, _library
+from . import _host, _keys, _library
 
 
 def _field_code(dtype, name):
@@ -48,17 +48,13 @@ def _packed(columns, row_count=None):
     return records, fields
 
 
-def _call(sorter, name, *arguments):
-    _library.check(getattr(_library.lib(), name)(sorter.handle, None, *arguments), sorter=sorter.handle)
-
-
 def _argsort_records(sorter, records, fields, index_dtype):
     wide = np.dtype(np.uint32 if records.size <= _library.MAX_N else np.uint64)
     indices = np.empty(records.size, dtype=wide)
     if records.size:
         array = (_library.KeyField * len(fields))(*fields)
-        _call(sorter, "clradix_argsort_records_host", ctypes.c_void_p(records.ctypes.data), records.dtype.itemsize,
-              records.size, array, len(fields), ctypes.c_void_p(indices.ctypes.data), wide.itemsize)
+        _host._call(sorter, "clradix_argsort_records_host", _host._pointer(records), records.dtype.itemsize,
+                    records.size, array, len(fields), _host._pointer(indices), wide.itemsize)
     return indices
 
 
@@ -71,12 +67,6 @@ def _order_names(dtype, order):
         if name not in names:
             raise ValueError(f"unknown field name: {name!r}")
     return wanted + [n for n in names if n not in wanted]
-
-
-def _moved(a, axis):
-    if a.ndim == 0:
-        raise ValueError("cannot sort a 0-d array")
-    return a.reshape(-1) if axis is None else np.moveaxis(a, axis, -1)
 
 
 def _rows_permutation(sorter, work, columns, index_dtype):
@@ -96,7 +86,7 @@ def argsort(sorter, a, order, axis, index_dtype):
     """np.argsort(a, order=order, axis=axis, kind="stable") of a structured array a."""
     a = np.asarray(a)
     index_dtype = _keys.index_dtype(np.intp if index_dtype is None else index_dtype)
-    work = _moved(a, axis)
+    work = _host._moved(a, axis)
     columns = [(name, work[name]) for name in _order_names(a.dtype, order)]
     for name, column in columns:
         if column.ndim != work.ndim:
