@@ -287,18 +287,7 @@ clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue qu
     if (status == CLRADIX_SUCCESS)
         status = enqueue_sort(sorter, &c, kernels, r, passes);
     program_kernels_return(sorter, p, kernels);
-    if (status == CLRADIX_SUCCESS && !c.last && event)
-        status = status_from_cl(chain_marker(&c));  /* nothing to do: an event that follows the wait list */
-
-    *enqueued = c.tried;  /* every command goes through the chain */
-    if (status != CLRADIX_SUCCESS) {
-        if (c.last)
-            clReleaseEvent(c.last);
-        return status;
-    }
-    if (event)
-        *event = c.last;
-    else if (c.last)
-        clReleaseEvent(c.last);
-    return CLRADIX_SUCCESS;
+    status = chain_hand_over(&c, status, event);
+    *enqueued = c.tried;  /* every command goes through the chain, the marker of a sort of nothing too */
+    return status;
 }
