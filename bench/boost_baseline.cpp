@@ -62,9 +62,10 @@ extern "C" int boost_sort(cl_command_queue queue, clradix_key_type type, cl_mem 
         case CLRADIX_U16: return sort_typed<bc::ushort_>(q, keys, values, value_size, n);
         case CLRADIX_I16: return sort_typed<bc::short_>(q, keys, values, value_size, n);
         case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F16_NUMPY: case CLRADIX_BF16_NUMPY:
+        case CLRADIX_F16_NAN_LAST: case CLRADIX_BF16_NAN_LAST:
             std::snprintf(why, why_size, "Boost.Compute's radix sort takes no 16-bit float keys");
             return 1;
-        case CLRADIX_F32_NUMPY: case CLRADIX_F64_NUMPY: break;
+        case CLRADIX_F32_NUMPY: case CLRADIX_F64_NUMPY: case CLRADIX_F32_NAN_LAST: case CLRADIX_F64_NAN_LAST: break;
         }
         std::snprintf(why, why_size, "Boost.Compute's radix sort has no numpy float order");
         return 1;

@@ -32,7 +32,7 @@ ulong field_image(ulong key, uint bytes, ulong pos_xor, ulong neg_xor, ulong nan
     const ulong sign = (ulong)1 << (8 * bytes - 1);
     if (nan_above) {
         const ulong magnitude = key & (sign - 1);
-        key = magnitude > nan_above ? nan_above + 1 : magnitude ? key : 0;
+        key = magnitude > (nan_above & (sign - 1)) ? nan_above + 1 : magnitude ? key : 0;
     }
     return key ^ (key & sign ? neg_xor : pos_xor);
 }

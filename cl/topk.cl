@@ -70,13 +70,15 @@ key_vector topk_images8(key_vector key, key_order order)
 {
 #ifdef NUMPY_ORDER
     const radix_key sign = (radix_key)1 << (KEY_BITS - 1), top = sign | order.nan_above, bottom = (radix_key)~top;
+    const radix_key flip = (radix_key)~order.neg_xor, flip_first = (order.nan_above & sign) ? flip : (radix_key)0;
     /* -0.0 as +0.0: a magnitude is not 0 exactly when magnitude + (sign - 1) has the sign bit */
     const key_vector magnitude_bits = (key_vector)(radix_key)(sign - 1);
     key = select((key_vector)0, key, (key & magnitude_bits) + magnitude_bits);
-    const key_vector total = key ^ select((key_vector)sign, (key_vector)(radix_key)~(radix_key)0, key);
+    const key_vector total =
+        key ^ select((key_vector)sign, (key_vector)(radix_key)~(radix_key)0, key) ^ (key_vector)flip_first;
     const key_vector image =
         min(total - (key_vector)bottom, (key_vector)(radix_key)(top - bottom + 1)) + (key_vector)bottom;
-    return image ^ (key_vector)(radix_key)~order.neg_xor;
+    return image ^ (key_vector)(radix_key)(flip ^ flip_first);  /* as image_of */
 #else
     return key ^ select((key_vector)order.pos_xor, (key_vector)order.neg_xor, key);
 #endif

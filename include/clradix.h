@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 10
+#define CLRADIX_VERSION_MINOR 11
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -107,6 +107,14 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  *             bit range applies to the totalOrder image of the key read canonically:
  *             every NaN as the positive NaN one above +inf's bits (0x7F800001 for F32),
  *             -0.0 as +0.0. The order costs no extra pass.
+ *   F32_NAN_LAST, F64_NAN_LAST, F16_NAN_LAST, BF16_NAN_LAST
+ *             numpy's order with NaNs last in both directions (since 1.11), as NumPy
+ *             2.5's sort(..., descending=True) has it: ascending exactly as the _NUMPY
+ *             types; descending by falling value, -0.0 equal to +0.0, every NaN after
+ *             -inf, NaNs and zeros in input order. The bit range applies to the totalOrder
+ *             image of the key read canonically: -0.0 as +0.0, every NaN as the positive
+ *             NaN one above +inf's bits when ascending, as the negative NaN one below
+ *             -inf's (0xFF800001 for F32) when descending. No extra pass either.
  * Keys are read and written at their own width (1, 2, 4 or 8 bytes each); a sort runs one
  * digit pass per 8 bits of the bit range at most, so 8-bit keys take one pass, 16-bit keys
  * two. No type needs half- or double-precision arithmetic on the device.
@@ -117,7 +125,8 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
 typedef enum clradix_key_type {
     CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64,
     CLRADIX_U8, CLRADIX_I8, CLRADIX_U16, CLRADIX_I16, CLRADIX_F16, CLRADIX_BF16,
-    CLRADIX_F32_NUMPY, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY, CLRADIX_BF16_NUMPY
+    CLRADIX_F32_NUMPY, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY, CLRADIX_BF16_NUMPY,
+    CLRADIX_F32_NAN_LAST, CLRADIX_F64_NAN_LAST, CLRADIX_F16_NAN_LAST, CLRADIX_BF16_NAN_LAST
 } clradix_key_type;
 
 /* Largest n a device-buffer call accepts: offsets inside the kernels are 32-bit. The
@@ -548,8 +557,9 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * every field keep their input order. Each field is a key of its type read in the byte
  * order of the device (host calls: the host's, which must be the device's) at any byte
  * offset, no alignment needed, and ordered as that key type in the other calls (floats in
- * totalOrder, or numpy's order for the _NUMPY types); a field's descending reverses that
- * field alone, exactly as options.descending reverses a key type's order. Fields must lie
+ * totalOrder, or numpy's order for the _NUMPY and _NAN_LAST types); a field's descending
+ * reverses that field alone, exactly as options.descending reverses a key type's order
+ * (NaNs of a _NAN_LAST field stay last). Fields must lie
  * within the record (offset + the type's width <= record_size); they may overlap, and a
  * list may name the same bytes twice. Bytes outside the fields do not take part. A
  * 128-bit unsigned key is two CLRADIX_U64 fields, the high word first (at offset 8 of a

@@ -16,9 +16,11 @@ static inline unsigned key_type_bytes(clradix_key_type type)
     switch (type) {
     case CLRADIX_U8: case CLRADIX_I8: return 1;
     case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F16_NUMPY:
-    case CLRADIX_BF16_NUMPY: return 2;
-    case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: case CLRADIX_F32_NUMPY: return 4;
-    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: return 8;
+    case CLRADIX_BF16_NUMPY: case CLRADIX_F16_NAN_LAST: case CLRADIX_BF16_NAN_LAST: return 2;
+    case CLRADIX_U32: case CLRADIX_I32: case CLRADIX_F32: case CLRADIX_F32_NUMPY: case CLRADIX_F32_NAN_LAST:
+        return 4;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: case CLRADIX_F64_NAN_LAST:
+        return 8;
     }
     return 0;
 }
@@ -29,7 +31,9 @@ static inline unsigned key_type_bytes(clradix_key_type type)
  * above +inf, -0.0 as +0.0; nan_above is then the magnitude bits of +inf, else 0), then
  * XORed with neg_xor when its sign bit is set, else with pos_xor: signed keys flip the sign
  * bit; floats flip every bit of negatives and the sign bit of the others; descending
- * flips every bit as well.
+ * flips every bit as well. The _NAN_LAST types in descending order read every NaN as the
+ * negative NaN just below -inf instead, so that the flip puts it last: nan_above then has
+ * its sign bit set too (no magnitude can exceed it, so the flag costs kernels nothing).
  */
 typedef struct key_transform {
     unsigned width;
@@ -44,10 +48,10 @@ static inline key_transform key_transform_of(clradix_key_type type, int descendi
     case CLRADIX_I8: case CLRADIX_I16: case CLRADIX_I32: case CLRADIX_I64:
         t.pos_xor = t.neg_xor = sign;
         break;
-    case CLRADIX_F16_NUMPY: t.nan_above = 0x7C00u; goto float_keys;
-    case CLRADIX_BF16_NUMPY: t.nan_above = 0x7F80u; goto float_keys;
-    case CLRADIX_F32_NUMPY: t.nan_above = 0x7F800000u; goto float_keys;
-    case CLRADIX_F64_NUMPY: t.nan_above = 0x7FF0000000000000ull; goto float_keys;
+    case CLRADIX_F16_NUMPY: case CLRADIX_F16_NAN_LAST: t.nan_above = 0x7C00u; goto float_keys;
+    case CLRADIX_BF16_NUMPY: case CLRADIX_BF16_NAN_LAST: t.nan_above = 0x7F80u; goto float_keys;
+    case CLRADIX_F32_NUMPY: case CLRADIX_F32_NAN_LAST: t.nan_above = 0x7F800000u; goto float_keys;
+    case CLRADIX_F64_NUMPY: case CLRADIX_F64_NAN_LAST: t.nan_above = 0x7FF0000000000000ull; goto float_keys;
     case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F32: case CLRADIX_F64:
     float_keys:
         t.pos_xor = sign;
@@ -59,6 +63,8 @@ static inline key_transform key_transform_of(clradix_key_type type, int descendi
     if (descending) {
         t.pos_xor ^= all;
         t.neg_xor ^= all;
+        if (type >= CLRADIX_F32_NAN_LAST && type <= CLRADIX_BF16_NAN_LAST)
+            t.nan_above |= sign;
     }
     return t;
 }
@@ -68,8 +74,8 @@ static inline uint64_t key_image(uint64_t key, const key_transform *t)
 {
     const uint64_t sign = (uint64_t)1 << (t->width - 1);
     if (t->nan_above) {
-        const uint64_t magnitude = key & (sign - 1);
-        key = magnitude > t->nan_above ? t->nan_above + 1 : magnitude ? key : 0;
+        const uint64_t magnitude = key & (sign - 1), infinity = t->nan_above & (sign - 1);
+        key = magnitude > infinity ? t->nan_above + 1 : magnitude ? key : 0;
     }
     return key ^ (key & sign ? t->neg_xor : t->pos_xor);
 }

@@ -256,23 +256,27 @@ START_TEST(test_bit_windows)
 }
 END_TEST
 
-/* The float types (indices in types[]) and the same floats in numpy's order, and calls
-   for those with 4-byte values and indices only (every variant is compiled apart). */
+/* The float types (indices in types[]) and the same floats in numpy's order, then with NaNs
+   last in both directions, and calls for those with 4-byte values and indices only (every
+   variant is compiled apart). */
 static const int floats[] = { 2, 5, 10, 11 };  /* F32, F64, F16, BF16 */
-static const clradix_key_type numpy_floats[] = { CLRADIX_F32_NUMPY, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY,
-                                                 CLRADIX_BF16_NUMPY };
+static const clradix_key_type numpy_floats[] = { CLRADIX_F32_NUMPY,    CLRADIX_F64_NUMPY,    CLRADIX_F16_NUMPY,
+                                                 CLRADIX_BF16_NUMPY,   CLRADIX_F32_NAN_LAST, CLRADIX_F64_NAN_LAST,
+                                                 CLRADIX_F16_NAN_LAST, CLRADIX_BF16_NAN_LAST };
 static const sort_call numpy_calls[] = { { API_DEVICE, SORT_PAIRS, 4 }, { API_HOST, SORT_PAIRS, 4 },
                                          { API_DEVICE, SORT_ARGSORT, 4 }, { API_HOST, SORT_ARGSORT, 4 } };
 
 /* numpy's order on each float type's edge values (three NaNs at each end of the list,
    -0.0 and +0.0 at 9 and 10), written out by hand: every NaN after everything else and
-   equal to every other NaN, -0.0 equal to +0.0, so both keep their input order. */
+   equal to every other NaN (descending: first, or for the _NAN_LAST types last again),
+   -0.0 equal to +0.0, so both keep their input order. */
 START_TEST(test_numpy_edges)
 {
     const clradix_key_type type = numpy_floats[_i];
-    const uint64_t *edge = edges[floats[_i]].values;
+    const int nan_last = _i >= 4;
+    const uint64_t *edge = edges[floats[_i % 4]].values;
     const unsigned bytes = key_bytes_of(type);
-    const size_t count = edges[floats[_i]].count, n = count * COPIES;
+    const size_t count = edges[floats[_i % 4]].count, n = count * COPIES;
     ck_assert_uint_eq(count, 20);
     size_t rank_of_edge[20];
     for (size_t j = 0; j < count; ++j)
@@ -310,7 +314,8 @@ START_TEST(test_numpy_edges)
                 size_t j = 0;
                 while (edge[j] != key)
                     ++j;
-                const size_t rank = descending ? 100 - rank_of_edge[j] : rank_of_edge[j];
+                const size_t rank = !descending ? rank_of_edge[j] : rank_of_edge[j] == 100 && nan_last ? 200
+                                                                                                   : 100 - rank_of_edge[j];
                 ck_assert_msg(i == 0 || rank >= last_rank, "type %d %s call %zu: key %zu (0x%llx) out of order", type,
                               descending ? "descending" : "ascending", c, i, (unsigned long long)key);
                 if (i > 0 && rank == last_rank)  /* equal keys keep their input order */
@@ -327,8 +332,8 @@ END_TEST
 
 /* Floats where half the keys are edge values (NaNs of both signs and several payloads,
    -0.0 and +0.0, infinities, denormals), under bit windows and in both directions at
-   once, in totalOrder and in numpy's order: keys and values against the oracle, through
-   the one-launch and the multi-pass paths. */
+   once, in totalOrder and in numpy's order (half the descending cases with NaNs last):
+   keys and values against the oracle, through the one-launch and the multi-pass paths. */
 START_TEST(test_float_windows)
 {
     const int t = floats[_i % 4];
@@ -351,15 +356,16 @@ START_TEST(test_float_windows)
                 for (int descending = 0; descending < 2; ++descending) {
                     const clradix_options options = { marks[b], marks[e], descending };
                     const sort_call *call = &calls[(b + e + descending + z) % 4];
+                    const clradix_key_type case_type = _i >= 4 && descending && (b + e + z) % 2 ? numpy_floats[_i] : type;
                     const size_t vs = call->kind == SORT_KEYS ? 0 : call->value_size;
                     void *sorted_values = malloc(n * 8);
                     memcpy(out, keys, n * bytes);
                     memcpy(sorted_values, values, n * 8);
-                    ck_assert_int_eq(run_sort(&dev, call, type, out, sorted_values, n, &options), CLRADIX_SUCCESS);
-                    size_t *perm = oracle_order(type, keys, n, &options);
-                    const int failed = check_result(call, type, keys, out, values, sorted_values, vs, n, perm, msg,
+                    ck_assert_int_eq(run_sort(&dev, call, case_type, out, sorted_values, n, &options), CLRADIX_SUCCESS);
+                    size_t *perm = oracle_order(case_type, keys, n, &options);
+                    const int failed = check_result(call, case_type, keys, out, values, sorted_values, vs, n, perm, msg,
                                                     sizeof msg);
-                    ck_assert_msg(!failed, "type %d n=%zu bits [%u, %u) %s %s: %s", type, n, marks[b], marks[e],
+                    ck_assert_msg(!failed, "type %d n=%zu bits [%u, %u) %s %s: %s", case_type, n, marks[b], marks[e],
                                   descending ? "descending" : "ascending", sort_call_name(call, name, sizeof name),
                                   msg);
                     free(perm);
@@ -402,7 +408,7 @@ int main(void)
     tcase_add_loop_test(tc, test_every_pattern, 0, test_full_scope() ? 6 : 2);  /* a repeat run: 8-bit keys */
     tcase_add_loop_test(tc, test_descending, 0, TYPE_COUNT);
     tcase_add_loop_test(tc, test_bit_windows, 0, TYPE_COUNT);
-    tcase_add_loop_test(tc, test_numpy_edges, 0, 4);
+    tcase_add_loop_test(tc, test_numpy_edges, 0, 8);
     tcase_add_loop_test(tc, test_float_windows, 0, 8);
     tcase_add_test(tc, test_value_widths);
     suite_add_tcase(s, tc);

@@ -68,7 +68,7 @@ END_TEST
 /* Named cases: 128-bit keys (two u64 fields, high word first), records of a value size
    moving through the sort (4, 8, 16 bytes, one word), records that are their key (fields
    tiling them: one word, two, a field across both), the same bytes twice, NaNs in numpy's
-   order both ways, n 0 and 1, larger n past the engine's thresholds. */
+   order both ways (and last both ways), n 0 and 1, larger n past the engine's thresholds. */
 START_TEST(test_named_cases)
 {
     const struct {
@@ -84,6 +84,8 @@ START_TEST(test_named_cases)
         { "4-byte records, f32 numpy", 4, 20000, 1, { { CLRADIX_F32_NUMPY, 0, 0 } } },
         { "the same bytes twice", 12, 5000, 3, { { CLRADIX_U32, 0, 0 }, { CLRADIX_F32, 0, 1 }, { CLRADIX_U8, 11, 0 } } },
         { "numpy order both ways", 10, 5000, 2, { { CLRADIX_F64_NUMPY, 1, 1 }, { CLRADIX_F16_NUMPY, 8, 0 } } },
+        { "NaNs last both ways", 11, 5000, 3,
+          { { CLRADIX_F16_NAN_LAST, 0, 1 }, { CLRADIX_F32_NAN_LAST, 2, 0 }, { CLRADIX_F32_NAN_LAST, 7, 1 } } },
         { "two u32 fields", 8, 100000, 2, { { CLRADIX_U32, 0, 0 }, { CLRADIX_U32, 4, 0 } } },
         { "tiled, one 32-bit word", 4, 20000, 3, { { CLRADIX_U8, 0, 0 }, { CLRADIX_I8, 1, 1 }, { CLRADIX_F16, 2, 1 } } },
         { "tiled, a field across two words", 12, 20000, 2, { { CLRADIX_I64, 4, 0 }, { CLRADIX_F32, 0, 1 } } },

@@ -21,7 +21,7 @@ START_TEST(test_select)
     static const clradix_key_type types[] = { CLRADIX_U32,  CLRADIX_I64,       CLRADIX_F32_NUMPY, CLRADIX_U8,
                                               CLRADIX_F16,  CLRADIX_BF16_NUMPY, CLRADIX_F64,      CLRADIX_I16,
                                               CLRADIX_I32,  CLRADIX_F32,       CLRADIX_U64,       CLRADIX_I8,
-                                              CLRADIX_U16,  CLRADIX_BF16,      CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY };
+                                              CLRADIX_U16,  CLRADIX_BF16,      CLRADIX_F64_NAN_LAST, CLRADIX_F16_NUMPY };
     const clradix_key_type type = types[_i];
     const unsigned w = key_bytes_of(type) * 8;
     static const dist dists[] = { DIST_RANDOM, DIST_SIXTEEN, DIST_EQUAL, DIST_TOP_DIGIT };

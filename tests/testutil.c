@@ -24,8 +24,9 @@ unsigned key_bytes_of(clradix_key_type type)
     switch (type) {
     case CLRADIX_U8: case CLRADIX_I8: return 1;
     case CLRADIX_U16: case CLRADIX_I16: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F16_NUMPY:
-    case CLRADIX_BF16_NUMPY: return 2;
-    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: return 8;
+    case CLRADIX_BF16_NUMPY: case CLRADIX_F16_NAN_LAST: case CLRADIX_BF16_NAN_LAST: return 2;
+    case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: case CLRADIX_F64_NAN_LAST:
+        return 8;
     default: return 4;
     }
 }
@@ -62,7 +63,8 @@ static int is_float_type(clradix_key_type type)
 {
     switch (type) {
     case CLRADIX_F32: case CLRADIX_F64: case CLRADIX_F16: case CLRADIX_BF16: case CLRADIX_F32_NUMPY:
-    case CLRADIX_F64_NUMPY: case CLRADIX_F16_NUMPY: case CLRADIX_BF16_NUMPY: return 1;
+    case CLRADIX_F64_NUMPY: case CLRADIX_F16_NUMPY: case CLRADIX_BF16_NUMPY: case CLRADIX_F32_NAN_LAST:
+    case CLRADIX_F64_NAN_LAST: case CLRADIX_F16_NAN_LAST: case CLRADIX_BF16_NAN_LAST: return 1;
     default: return 0;
     }
 }
@@ -79,7 +81,7 @@ static uint64_t float_key_of(clradix_key_type type, double v)
     case 8: return d_bits;
     case 4: return f_bits;
     default:
-        if (type == CLRADIX_BF16 || type == CLRADIX_BF16_NUMPY)
+        if (type == CLRADIX_BF16 || type == CLRADIX_BF16_NUMPY || type == CLRADIX_BF16_NAN_LAST)
             return f_bits >> 16;
         {  /* IEEE half */
             const uint64_t sign = v < 0 || (v == 0 && signbit(v)) ? 0x8000u : 0;
@@ -188,11 +190,12 @@ void *make_values(size_t value_size, size_t n)
     return values;
 }
 
-static uint64_t numpy_image(clradix_key_type total, uint64_t key, uint64_t exponent, uint64_t mantissa);
+static uint64_t numpy_image(clradix_key_type total, uint64_t key, uint64_t exponent, uint64_t mantissa,
+                            int nan_below);
 
 /* The key's position in its type's order, as an unsigned number (written independently of
-   the library's XOR masks). */
-static uint64_t order_image(clradix_key_type type, uint64_t key)
+   the library's XOR masks); nan_below: the _NAN_LAST types' NaNs below -inf (descending). */
+static uint64_t order_image(clradix_key_type type, uint64_t key, int nan_below)
 {
     switch (type) {
     case CLRADIX_I32: return (uint64_t)((int64_t)(int32_t)(uint32_t)key + 2147483648ll);
@@ -205,23 +208,29 @@ static uint64_t order_image(clradix_key_type type, uint64_t key)
     case CLRADIX_I16: return (uint64_t)((int)(int16_t)(uint16_t)key + 32768);
     case CLRADIX_F16: case CLRADIX_BF16:  /* both 16-bit words with the sign on top */
         return key & 0x8000u ? 0x7FFFu - (key & 0x7FFFu) : 0x8000u + key;
-    case CLRADIX_F32_NUMPY: return numpy_image(CLRADIX_F32, key, 0x7F800000u, 0x007FFFFFu);
-    case CLRADIX_F64_NUMPY: return numpy_image(CLRADIX_F64, key, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull);
-    case CLRADIX_F16_NUMPY: return numpy_image(CLRADIX_F16, key, 0x7C00u, 0x03FFu);
-    case CLRADIX_BF16_NUMPY: return numpy_image(CLRADIX_F16, key, 0x7F80u, 0x007Fu);
+    case CLRADIX_F32_NUMPY: return numpy_image(CLRADIX_F32, key, 0x7F800000u, 0x007FFFFFu, 0);
+    case CLRADIX_F64_NUMPY: return numpy_image(CLRADIX_F64, key, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull, 0);
+    case CLRADIX_F16_NUMPY: return numpy_image(CLRADIX_F16, key, 0x7C00u, 0x03FFu, 0);
+    case CLRADIX_BF16_NUMPY: return numpy_image(CLRADIX_F16, key, 0x7F80u, 0x007Fu, 0);
+    case CLRADIX_F32_NAN_LAST: return numpy_image(CLRADIX_F32, key, 0x7F800000u, 0x007FFFFFu, nan_below);
+    case CLRADIX_F64_NAN_LAST:
+        return numpy_image(CLRADIX_F64, key, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull, nan_below);
+    case CLRADIX_F16_NAN_LAST: return numpy_image(CLRADIX_F16, key, 0x7C00u, 0x03FFu, nan_below);
+    case CLRADIX_BF16_NAN_LAST: return numpy_image(CLRADIX_F16, key, 0x7F80u, 0x007Fu, nan_below);
     default: return key;
     }
 }
 
 /* numpy's order of a float of the total-order type `total` with that exponent and
-   mantissa: every NaN is read as the NaN one above +inf, -0.0 as +0.0 (the library's
-   documented image, so that bit ranges agree too). */
-static uint64_t numpy_image(clradix_key_type total, uint64_t key, uint64_t exponent, uint64_t mantissa)
+   mantissa: every NaN is read as the NaN one above +inf (nan_below: the negative one below
+   -inf), -0.0 as +0.0 (the library's documented image, so that bit ranges agree too). */
+static uint64_t numpy_image(clradix_key_type total, uint64_t key, uint64_t exponent, uint64_t mantissa,
+                            int nan_below)
 {
-    const uint64_t magnitude = key & (exponent | mantissa);
+    const uint64_t magnitude = key & (exponent | mantissa), sign = (exponent | mantissa) + 1;
     if ((magnitude & exponent) == exponent && (magnitude & mantissa))
-        return order_image(total, exponent + 1);
-    return order_image(total, magnitude ? key : 0);
+        return order_image(total, (nan_below ? sign : 0) | (exponent + 1), 0);
+    return order_image(total, magnitude ? key : 0, 0);
 }
 
 typedef struct record {
@@ -243,8 +252,9 @@ uint64_t oracle_image(clradix_key_type type, const void *keys, size_t i, const c
     const unsigned begin = options ? options->begin_bit : 0;
     const unsigned end = options && options->end_bit ? options->end_bit : width;
     const uint64_t mask = end - begin == 64 ? ~0ull : ((1ull << (end - begin)) - 1);
-    uint64_t image = begin == end ? 0 : (order_image(type, get_key(keys, bytes, i)) >> begin) & mask;
-    return options && options->descending ? mask - image : image;
+    const int descending = options && options->descending;
+    uint64_t image = begin == end ? 0 : (order_image(type, get_key(keys, bytes, i), descending) >> begin) & mask;
+    return descending ? mask - image : image;
 }
 
 size_t *oracle_order(clradix_key_type type, const void *keys, size_t n, const clradix_options *options)

@@ -20,7 +20,7 @@ from . import _device, _host, _keys, _library, _records, _sorter
 from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
-__version__ = "1.10.0"
+__version__ = "1.11.0"
 __all__ = ["sort", "argsort", "lexsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
            "library_path"]
 
@@ -68,12 +68,13 @@ def sort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None,
     Arrays that are not contiguous or not in native byte order are copied first; the
     result has a's dtype.
 
-    descending: largest first, equal keys still in input order. begin_bit, end_bit: only
+    descending: largest first, equal keys still in input order; NaN and NaT last in both
+    directions, as NumPy 2.5's np.sort(a, descending=True). begin_bit, end_bit: only
     bits [begin_bit, end_bit) of the keys' order-preserving image take part (end_bit None:
     all; ValueError outside 0 .. width). float_order: "numpy" (the default) sorts floats
-    as np.sort does: -0.0 equal to +0.0, every NaN last (first when descending), equal
-    keys in input order, every bit pattern kept; "total": IEEE totalOrder, clradix's own
-    (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+    as np.sort does: -0.0 equal to +0.0, every NaN last, equal keys in input order, every
+    bit pattern kept; "total": IEEE totalOrder, clradix's own (-NaN < -inf < ... < -0.0 <
+    +0.0 < ... < +inf < +NaN), exactly reversed by descending (+NaN first, -NaN last).
 
     order: for a numpy structured array (whose fields are each of a key dtype above, or
     bool, datetime64, timedelta64), as np.sort(a, order=order, kind="stable"): the fields

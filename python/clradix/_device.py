@@ -76,13 +76,13 @@ def sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue):
     # the sorted copy only once the sort is enqueued, so a failing sort leaves it untouched.
     result = a if out is a else a.copy(queue=queue)
     if a.size:
-        k = _keys.library_keys(result, in_place=True)
+        k = _keys.library_keys(result, True, descending)
         try:
             _enqueue(_library.lib().clradix_sort_keys, queue,
-                     (sorter.handle, queue.int_ptr, _keys.key_type(native, float_order), k.base_data.int_ptr,
-                      a.size, ctypes.byref(opts)), [], [k])
+                     (sorter.handle, queue.int_ptr, _keys.key_type(native, float_order, descending),
+                      k.base_data.int_ptr, a.size, ctypes.byref(opts)), [], [k])
         finally:  # time keys back from the library's form, sorted or not
-            _keys.restore_keys(k, native)
+            _keys.restore_keys(k, native, descending)
     if out is None or out is a:
         return result
     import pyopencl as cl
@@ -96,8 +96,9 @@ def argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype,
     native = _keys.native_key_dtype(a.dtype)
     opts = _keys.options(native, descending, begin_bit, end_bit)
     index_dtype = _keys.index_dtype(index_dtype)
-    k = _keys.library_keys(_checked(a, queue), in_place=False)
-    return _argsort_into(_sorter_for(sorter, queue), queue, k, _keys.key_type(native, float_order), opts, index_dtype)
+    k = _keys.library_keys(_checked(a, queue), False, descending)
+    return _argsort_into(_sorter_for(sorter, queue), queue, k, _keys.key_type(native, float_order, descending), opts,
+                         index_dtype)
 
 
 def topk(sorter, a, k, largest, queue):
@@ -132,9 +133,10 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
     sorter = _sorter_for(sorter, queue)
     result, v = keys.copy(queue=queue), values.copy(queue=queue)
     if keys.size:
-        k = _keys.library_keys(result, in_place=True)
+        k = _keys.library_keys(result, True, descending)
         _enqueue(_library.lib().clradix_sort_pairs, queue,
-                 (sorter.handle, queue.int_ptr, _keys.key_type(native, float_order), k.base_data.int_ptr,
-                  v.base_data.int_ptr, values.dtype.itemsize, keys.size, ctypes.byref(opts)), [], [k, v])
-        _keys.restore_keys(k, native)
+                 (sorter.handle, queue.int_ptr, _keys.key_type(native, float_order, descending),
+                  k.base_data.int_ptr, v.base_data.int_ptr, values.dtype.itemsize, keys.size, ctypes.byref(opts)),
+                 [], [k, v])
+        _keys.restore_keys(k, native, descending)
     return result, v

@@ -89,15 +89,16 @@ def _sort_native(sorter, work, native, opts, float_order):
     each a segment of one segmented sort); returns them, as native. The key transform is
     undone also on failure, which leaves the keys as they were (the library leaves host
     arrays untouched)."""
-    k = _keys.library_keys(work, in_place=True)
+    descending = bool(opts.descending)
+    k = _keys.library_keys(work, True, descending)
     try:
-        code = _keys.key_type(native, _keys.host_float_order(k, float_order))
+        code = _keys.key_type(native, _keys.host_float_order(k, float_order), descending)
         if k.ndim == 1:
             sort_keys_in_place(sorter, k, code, opts)
         else:
             sort_rows_in_place(sorter, k, code, opts)
     finally:
-        k = _keys.restore_keys(k, native)
+        k = _keys.restore_keys(k, native, descending)
     return k
 
 
@@ -133,9 +134,9 @@ def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_
     work = _moved(a, axis)
     if work.shape[-1] - 1 > np.iinfo(index_dtype).max:
         raise ValueError(f"{work.shape[-1]} keys along the axis need indices wider than {index_dtype}")
-    k = _keys.library_keys(_native(work), in_place=False)
-    indices = argsort_last_axis(sorter, k, _keys.key_type(native, _keys.host_float_order(k, float_order)), opts,
-                                index_dtype)
+    k = _keys.library_keys(_native(work), False, descending)
+    code = _keys.key_type(native, _keys.host_float_order(k, float_order), descending)
+    indices = argsort_last_axis(sorter, k, code, opts, index_dtype)
     return indices if axis is None else np.moveaxis(indices, -1, axis)
 
 
@@ -168,8 +169,9 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
     native = _keys.native_key_dtype(keys.dtype)
     opts = _keys.options(native, descending, begin_bit, end_bit)
     _keys.check_pairs(keys, values)
-    k = _keys.library_keys(np.array(keys, dtype=native, order="C"), in_place=True)
+    k = _keys.library_keys(np.array(keys, dtype=native, order="C"), True, descending)
     v = np.array(values, order="C")  # moved bit for bit: any dtype and byte order
-    sort_pairs_in_place(sorter, k, _keys.key_type(native, _keys.host_float_order(k, float_order)), v, opts)
-    k = _keys.restore_keys(k, native)
+    sort_pairs_in_place(sorter, k, _keys.key_type(native, _keys.host_float_order(k, float_order), descending), v,
+                        opts)
+    k = _keys.restore_keys(k, native, descending)
     return (k if k.dtype == keys.dtype else k.astype(keys.dtype)), v

@@ -21,6 +21,7 @@ KEY_TYPES = {
 }
 _BFLOAT16 = 11  # CLRADIX_BF16, for ml_dtypes.bfloat16 (found by name: ml_dtypes is not needed)
 _NUMPY_ORDER = {2: 12, 5: 13, 10: 14, _BFLOAT16: 15}  # CLRADIX_F32_NUMPY, _F64_, _F16_, _BF16_NUMPY
+_NAN_LAST = {2: 16, 5: 17, 10: 18, _BFLOAT16: 19}  # CLRADIX_F32_NAN_LAST, ... (numpy's order, NaNs last descending)
 _INT64 = 4
 SUPPORTED = ("bool, uint8, int8, uint16, int16, float16, bfloat16 (ml_dtypes), uint32, int32, float32, uint64, "
              "int64, float64, datetime64, timedelta64")
@@ -44,12 +45,15 @@ def native_key_dtype(dtype):
     return native
 
 
-def key_type(dtype, float_order="total"):
+def key_type(dtype, float_order="total", nan_last=False):
     """The clradix_key_type of keys of dtype as library_keys gives them, floats in
-    float_order."""
+    float_order; nan_last: numpy's order with NaNs last also when descending (NumPy 2.5's
+    descending=True)."""
     dtype = native_key_dtype(dtype)
     code = _INT64 if _is_time(dtype) else _BFLOAT16 if _is_bfloat16(dtype) else KEY_TYPES[dtype]
-    return _NUMPY_ORDER.get(code, code) if float_order == "numpy" else code
+    if float_order != "numpy":
+        return code
+    return (_NAN_LAST if nan_last else _NUMPY_ORDER).get(code, code)
 
 
 def host_float_order(a, float_order):
@@ -74,25 +78,29 @@ def host_float_order(a, float_order):
     return "numpy" if zeros.any() and np.signbit(a[zeros]).any() else "total"
 
 
-def library_keys(k, in_place):
+def library_keys(k, in_place, nat_smallest=False):
     """The keys k (native) as the library sorts them: datetime64 and timedelta64 keys as
     int64 counts minus one (NaT, the smallest int64, then wraps to the largest, and numpy
     sorts NaT last; the other keys keep their order), in k's memory when in_place, else in
-    a new array; every other dtype k itself. numpy and pyopencl arrays alike."""
+    a new array; nat_smallest (for a descending sort that puts NaT last): the counts
+    themselves. Every other dtype: k itself. numpy and pyopencl arrays alike."""
     if not _is_time(k.dtype):
         return k
     counts = k.view(np.int64)
+    if nat_smallest:
+        return counts if in_place else counts.copy()
     if not in_place:
         return counts - 1
     counts -= 1
     return counts
 
 
-def restore_keys(counts, dtype):
-    """Keys of dtype back from library_keys(k, True), in place."""
+def restore_keys(counts, dtype, nat_smallest=False):
+    """Keys of dtype back from library_keys(k, True, nat_smallest), in place."""
     if not _is_time(dtype):
         return counts
-    counts += 1
+    if not nat_smallest:
+        counts += 1
     return counts.view(dtype)
 
 

@@ -29,17 +29,18 @@ def order_image(a):
 FLOAT_LAYOUT = {2: (0x7C00, 0x03FF), 4: (0x7F800000, 0x007FFFFF), 8: (0x7FF0000000000000, 0x000FFFFFFFFFFFFF)}
 
 
-def numpy_order_image(a):
+def numpy_order_image(a, descending=False):
     """The image clradix sorts floats by in numpy's order (what bit ranges select from): the
     totalOrder image of each key read with -0.0 as +0.0 and every NaN as the NaN whose bits
-    are +inf's plus one."""
+    are +inf's plus one (descending, where NaNs stay last: -inf's minus one)."""
     a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
     unsigned = UNSIGNED[a.dtype.itemsize]
     inf, mantissa = (unsigned(x) for x in FLOAT_LAYOUT[a.dtype.itemsize])
+    nan = (inf | mantissa) + unsigned(1) + inf + unsigned(1) if descending else inf + unsigned(1)
     bits = a.view(unsigned)
     magnitude = bits & (inf | mantissa)
     read = np.where(magnitude == 0, unsigned(0), bits)
-    read = np.where(((magnitude & inf) == inf) & ((magnitude & mantissa) != 0), inf + unsigned(1), read)
+    read = np.where(((magnitude & inf) == inf) & ((magnitude & mantissa) != 0), nan, read)
     return order_image(read.view(a.dtype))
 
 
@@ -51,6 +52,28 @@ def stable_descending(ranks):
 def numpy_rank(a):
     """Dense ranks of a in numpy's order (-0.0 equal to 0.0, NaNs equal and last)."""
     return np.unique(a, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _numpy_sorts_descending():
+    try:
+        np.argsort(np.zeros(1), kind="stable", descending=True)
+        return True
+    except TypeError:
+        return False
+
+
+NUMPY_SORTS_DESCENDING = _numpy_sorts_descending()  # NumPy 2.5 and later
+
+
+def numpy_descending(a):
+    """np.argsort(a, kind="stable", descending=True) of 1-D keys as NumPy 2.5 defines it:
+    by falling value, -0.0 equal to 0.0, every NaN (and NaT) last, equal keys in input
+    order. numpy's own where it has the argument; else from the dense ranks."""
+    if NUMPY_SORTS_DESCENDING:
+        return np.argsort(a, kind="stable", descending=True)
+    ranks = numpy_rank(a)
+    missing = np.isnat(a) if a.dtype.kind in "mM" else np.isnan(a) if a.dtype.kind == "f" else ranks < 0
+    return np.argsort(np.where(missing, ranks.max(initial=0) + 1, -ranks), kind="stable")
 
 
 def make_keys(dtype, dist, n, seed):
