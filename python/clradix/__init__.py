@@ -33,11 +33,6 @@ def _host_sorter(sorter, device):
     return _sorter.host_sorter(device)
 
 
-def _check_device_axis(axis):
-    if axis not in (-1, 0, None):
-        raise ValueError("pyopencl arrays are sorted as 1-D arrays")
-
-
 def _structured(a, order, descending, begin_bit, end_bit, float_order):
     """Whether a is a numpy structured array, sorted by its fields (order: numpy's meaning);
     what its sort does not take: ValueError."""
@@ -63,10 +58,11 @@ def sort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None,
 
     a: a numpy array (or anything np.asarray takes) of uint32, int32, float32, uint64,
     int64 or float64 (another dtype: TypeError), of any shape, sorted along ``axis`` (the
-    last by default; None: flattened) like np.sort; or a 1-D pyopencl.array.Array, sorted
-    on its queue's device (or ``queue``'s) without waiting, returned as a pyopencl array.
-    Arrays that are not contiguous or not in native byte order are copied first; the
-    result has a's dtype.
+    last by default; None: flattened) like np.sort; or a C-contiguous pyopencl.array.Array
+    of any shape, sorted along ``axis`` on its queue's device (or ``queue``'s) without
+    waiting, returned as a pyopencl array (an axis other than the last is moved last and
+    back on the device). numpy arrays that are not contiguous or not in native byte order
+    are copied first; the result has a's dtype.
 
     descending: largest first, equal keys still in input order; NaN and NaT last in both
     directions, as NumPy 2.5's np.sort(a, descending=True). begin_bit, end_bit: only
@@ -95,8 +91,7 @@ def sort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None,
         np.copyto(out, result)
         return out
     if _device.is_device_array(a):
-        _check_device_axis(axis)
-        return _device.sort(sorter, a, descending, begin_bit, end_bit, float_order, out, queue)
+        return _device.sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out, queue)
     return _host.sort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order, out)
 
 
@@ -111,18 +106,22 @@ def argsort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=No
         return _records.argsort(_host_sorter(sorter, device), a, order, axis, index_dtype)
     index_dtype = np.intp if index_dtype is None else index_dtype
     if _device.is_device_array(a):
-        _check_device_axis(axis)
-        return _device.argsort(sorter, a, descending, begin_bit, end_bit, float_order, index_dtype, queue)
+        return _device.argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_dtype, queue)
     return _host.argsort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order,
                          index_dtype)
 
 
-def lexsort(keys, axis=-1, *, device=None, sorter=None):
+def lexsort(keys, axis=-1, *, device=None, sorter=None, queue=None):
     """np.lexsort(keys, axis): the stable permutation that sorts by the last key, ties by
     the one before it, and so on, as np.intp indices. keys: a sequence of numpy arrays of
     one shape (or a 2-D array, whose rows are the keys), each of a key dtype as in
     clradix.sort, or bool, datetime64, timedelta64; floats in numpy's order. One record
-    sort of the keys side by side (with each row's number first along an axis)."""
+    sort of the keys side by side (with each row's number first along an axis).
+    A sequence of pyopencl arrays (C-contiguous, one shape): sorted on their queue's device
+    (or ``queue``'s) by one stable argsort per key, from the first key to the last (the
+    primary one), indices as a pyopencl array."""
+    if not isinstance(keys, np.ndarray) and len(keys) and all(_device.is_device_array(k) for k in keys):
+        return _device.lexsort(sorter, list(keys), axis, queue)
     return _records.lexsort(_host_sorter(sorter, device), keys, axis)
 
 
@@ -145,13 +144,12 @@ def topk(a, k, *, axis=-1, largest=True, device=None, sorter=None, queue=None):
     """(values, indices): the k largest keys of a along axis (largest=False: the k
     smallest), sorted (largest first when largest), equal keys by lower index first, and
     their indices along that axis (np.intp). Floats in numpy's order: NaN is the largest.
-    a as in clradix.sort (numpy arrays of any shape, axis None flattens; 1-D pyopencl
-    arrays, results as pyopencl arrays). k > the length along axis: ValueError; k == 0:
+    a as in clradix.sort (numpy or pyopencl arrays of any shape, axis None flattens; for
+    pyopencl arrays, results as pyopencl arrays). k > the length along axis: ValueError; k == 0:
     empty results of the right shape and dtype. Without sorting everything: a radix select
     on the device for a flat array; rows are each a segment of one segmented argsort."""
     if _device.is_device_array(a):
-        _check_device_axis(axis)
-        return _device.topk(sorter, a, k, largest, queue)
+        return _device.topk(sorter, a, k, axis, largest, queue)
     return _host.topk(_host_sorter(sorter, device), a, k, axis, largest)
 
 

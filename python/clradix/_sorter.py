@@ -127,6 +127,7 @@ class _ContextEntry:
     def __init__(self):
         self.sorters = {}   # device int_ptr -> Sorter
         self.queues = set()  # id() of the live pyopencl queues that used them
+        self.kept = False    # a queue that takes no weak reference used them: kept until exit
 
 
 _lock = threading.Lock()
@@ -165,7 +166,7 @@ def _sweep():
         entry = _context_sorters.get(context)
         if entry is not None:
             entry.queues.discard(queue_id)
-            if not entry.queues:
+            if not entry.queues and not entry.kept:
                 del _context_sorters[context]
                 for sorter in entry.sorters.values():
                     sorter.close()
@@ -174,16 +175,21 @@ def _sweep():
 def queue_sorter(queue):
     """The shared Sorter of a pyopencl queue's context and device: one per context and
     device, for every queue of that context (pyopencl gives each queue a Context object of
-    its own), dropped when every queue that used it is gone."""
+    its own), dropped when every queue that used it is gone; kept until the process ends
+    where a queue takes no weak reference (pyopencl's nanobind queues, 2024.2 and later:
+    pass sorter= to choose a sorter's lifetime there)."""
     context, device = queue.context, queue.device
     with _lock:
         _sweep()
         entry = _context_sorters.get(context.int_ptr)
         if entry is None:
             entry = _context_sorters[context.int_ptr] = _ContextEntry()
-        if id(queue) not in entry.queues:
-            entry.queues.add(id(queue))
-            weakref.finalize(queue, _queue_gone, context.int_ptr, id(queue))
+        if id(queue) not in entry.queues and not entry.kept:
+            try:
+                weakref.finalize(queue, _queue_gone, context.int_ptr, id(queue))
+                entry.queues.add(id(queue))
+            except TypeError:
+                entry.kept = True
         sorter = entry.sorters.get(device.int_ptr)
         if sorter is None:
             sorter = entry.sorters[device.int_ptr] = Sorter(device, context=context)

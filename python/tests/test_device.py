@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import clradix
-from conftest import KEY_DTYPES, make_keys
+from conftest import KEY_DTYPES, make_keys, numpy_descending
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -99,6 +99,7 @@ def test_views_at_an_offset(cl_queue):
 
 def test_one_shared_sorter_per_context_whatever_the_queue(cl_queue):
     import gc
+    import weakref
 
     from clradix import _sorter
 
@@ -114,6 +115,13 @@ def test_one_shared_sorter_per_context_whatever_the_queue(cl_queue):
     gc.collect()
     assert _sorter.queue_sorter(second) is shared  # not dropped with the first queue's
     assert np.array_equal(clradix.sort(cla.to_device(second, a)).get(), np.sort(a))
+    try:
+        weakref.ref(second)
+    except TypeError:  # pyopencl's nanobind queues: no weak references, so the sorter is kept
+        del second
+        gc.collect()
+        assert shared.handle and _sorter.queue_sorter(cl.CommandQueue(context)) is shared
+        return
     del second
     gc.collect()
     with pytest.raises(ValueError, match="closed"):  # every queue that used it gone: released
@@ -138,3 +146,52 @@ def test_out_left_alone_when_the_sort_fails(cl_queue):
     with pytest.raises(ValueError, match="closed"):
         clradix.sort(t, out=t, sorter=closed)
     assert same_bits(t.get(), times)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.float16, np.dtype("datetime64[ms]")])
+@pytest.mark.parametrize("axis", [-1, 0, 1, None])
+def test_every_axis(cl_queue, dtype, axis):
+    """N-D pyopencl arrays along every axis: sort, argsort (both directions), top-k, as
+    numpy gives them (descending: NumPy 2.5's, NaN and NaT last)."""
+    a = make_keys(dtype, "few", 3 * 4 * 700, seed=30).reshape(3, 4, 700)
+    if np.dtype(dtype).kind == "f":
+        a[0, 0, :4] = np.array([np.nan, -0.0, 0.0, -np.nan], dtype=dtype)
+    d = cla.to_device(cl_queue, a)
+    flat, along = (a.reshape(-1), -1) if axis is None else (a, axis)
+    assert same_bits(clradix.sort(d, axis=axis).get(), np.sort(a, axis=axis, kind="stable"))
+    assert np.array_equal(clradix.argsort(d, axis=axis).get(), np.argsort(a, axis=axis, kind="stable"))
+    order = np.apply_along_axis(numpy_descending, along, flat)
+    assert np.array_equal(clradix.argsort(d, axis=axis, descending=True, index_dtype=np.uint32).get(), order)
+    assert same_bits(clradix.sort(d, axis=axis, descending=True).get(), np.take_along_axis(flat, order, along))
+    values, indices = clradix.topk(d, 3, axis=axis)
+    want_values, want_indices = clradix.topk(a, 3, axis=axis)
+    assert same_bits(values.get(), want_values) and np.array_equal(indices.get(), want_indices)
+    assert same_bits(d.get(), a)
+
+
+def test_every_axis_in_place_and_out(cl_queue):
+    a = make_keys(np.uint32, "random", 5 * 3000, seed=31).reshape(5, 3000)
+    d = cla.to_device(cl_queue, a)
+    assert clradix.sort(d, out=d) is d and np.array_equal(d.get(), np.sort(a))
+    o = cla.empty_like(d)
+    assert clradix.sort(d, axis=0, out=o) is o and np.array_equal(o.get(), np.sort(np.sort(a), axis=0))
+    with pytest.raises(ValueError):
+        clradix.sort(d, axis=None, out=o)  # the flattened shape
+    with pytest.raises(getattr(np, "exceptions", np).AxisError):
+        clradix.argsort(d, axis=2)
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+def test_lexsort(cl_queue, dtype):
+    """lexsort of pyopencl arrays as np.lexsort: each key dtype as the primary key over a
+    float64 one with NaNs, along both axes of a 2-D array and 1-D."""
+    primary = make_keys(dtype, "few", 6 * 900, seed=32).reshape(6, 900)
+    secondary = make_keys(np.float64, "few", 6 * 900, seed=33).reshape(6, 900)
+    keys = [cla.to_device(cl_queue, k) for k in (secondary, primary)]
+    for axis in (-1, 0):
+        got = clradix.lexsort(keys, axis=axis)
+        assert isinstance(got, cla.Array) and got.dtype == np.intp
+        assert np.array_equal(got.get(), np.lexsort([secondary, primary], axis=axis))
+    flat = [cla.to_device(cl_queue, k.reshape(-1)) for k in (secondary, primary, secondary[::-1].copy())]
+    assert np.array_equal(clradix.lexsort(flat).get(),
+                          np.lexsort([secondary.reshape(-1), primary.reshape(-1), secondary[::-1].reshape(-1)]))
