@@ -148,7 +148,7 @@ def test_out_left_alone_when_the_sort_fails(cl_queue):
     assert same_bits(t.get(), times)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.float16, np.dtype("datetime64[ms]")])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.dtype("datetime64[ms]")])
 @pytest.mark.parametrize("axis", [-1, 0, 1, None])
 def test_every_axis(cl_queue, dtype, axis):
     """N-D pyopencl arrays along every axis: sort, argsort (both directions), top-k, as
@@ -181,10 +181,11 @@ def test_every_axis_in_place_and_out(cl_queue):
         clradix.argsort(d, axis=2)
 
 
-@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float32, np.uint64, np.dtype("datetime64[ns]")])
 def test_lexsort(cl_queue, dtype):
-    """lexsort of pyopencl arrays as np.lexsort: each key dtype as the primary key over a
-    float64 one with NaNs, along both axes of a 2-D array and 1-D."""
+    """lexsort of pyopencl arrays as np.lexsort: keys of every width and kind (the dtypes
+    themselves are the sorts' matter, tested above) as the primary key over a float64 one
+    with NaNs, along both axes of a 2-D array and 1-D."""
     primary = make_keys(dtype, "few", 6 * 900, seed=32).reshape(6, 900)
     secondary = make_keys(np.float64, "few", 6 * 900, seed=33).reshape(6, 900)
     keys = [cla.to_device(cl_queue, k) for k in (secondary, primary)]
