@@ -110,6 +110,23 @@ uint digits_below(uint begin_bit, uint end_bit)
     return (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
 }
 
+/* The digit a large job of bits [begin_bit, end_bit) partitions by: its top RADIX_BITS
+   bits (all of them when fewer), anchored at end_bit, which need not lie on a digit
+   boundary: a job whose top bits do not vary comes to the next level with end_bit just
+   above its highest bit that varies (seg_decide), so that a digit of 8 bits splits it, not
+   the few of them below a boundary (keys below 2^20: bits 12 to 19, not 16 to 19). */
+uint top_digit_shift(uint begin_bit, uint end_bit)
+{
+    return end_bit - begin_bit > RADIX_BITS ? end_bit - RADIX_BITS : begin_bit;
+}
+
+digit_spec top_digit(uint begin_bit, uint end_bit, key_order order)
+{
+    const uint shift = top_digit_shift(begin_bit, end_bit);
+    const digit_spec spec = { order, shift, (1u << (end_bit - shift)) - 1 };
+    return spec;
+}
+
 /*
  * The next job of a list for this work-group, taken from a shared counter so that groups
  * stay busy whatever the jobs' sizes; the same in every work-item; count or more when
@@ -328,7 +345,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         const uint2 jb = hole ? (uint2)(b, 1) : job_blocks[block.x];  /* a hole: its own RADIX entries */
         const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
-        const digit_spec top = pass_digit(digits_below(begin_bit, job.z) - 1, begin_bit, end_bit, KEY_ORDER);
+        const digit_spec top = top_digit(begin_bit, job.z, KEY_ORDER);
         __global const radix_key *keys = KEYS_IN(job.w) + begin;
 
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
@@ -363,11 +380,12 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
 }
 
 /*
- * One work-item per large job: which of its digits vary, from its blocks' OR and AND.
- * None (all keys equal in the bits left): the job is done. The top one: chosen[j] is that
- * digit, whose counts seg_histogram has put in the table. A lower one: the job goes
- * unmoved to the next level with the bits above that digit dropped, to be counted there
- * (chosen[j] = NO_DIGIT, as for a done job).
+ * One work-item per large job: which of its bits vary, from its blocks' OR and AND. None
+ * (all keys equal in the bits left): the job is done. Some in its top digit (top_digit):
+ * it partitions by that digit, whose counts seg_histogram has put in the table (chosen[j]
+ * = 0). Only lower ones: the job goes unmoved to the next level with the bits above its
+ * highest that varies dropped, to be counted there (chosen[j] = NO_DIGIT, as for a done
+ * job).
  */
 __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, uint copy_chunk,
                          __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen)
@@ -387,15 +405,13 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
     const uint width = job.z - begin_bit;
     const radix_key mask = width >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << width) - 1);
     const radix_key varying = ((any ^ all) >> begin_bit) & mask;
-    const uint top = digits_below(begin_bit, job.z) - 1;
-    const uint highest = varying ? (KEY_BITS - 1 - (uint)clz(varying)) / RADIX_BITS : 0;
-    const uint pick = varying && highest == top ? top : NO_DIGIT;
+    const uint highest = varying ? begin_bit + KEY_BITS - 1 - (uint)clz(varying) : begin_bit;  /* a bit */
+    const uint pick = varying && highest >= top_digit_shift(begin_bit, job.z) ? 0 : NO_DIGIT;
     chosen[j] = pick;
     if (!varying)  /* done: only where it lies may need a copy */
         emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n, copy_chunk);
     else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved */
-        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit + (highest + 1) * RADIX_BITS, job.w,
-                 medium_n, copy_chunk);
+        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, highest + 1, job.w, medium_n, copy_chunk);
 }
 
 /*
@@ -423,11 +439,10 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         /* A hole, or a job that does not move, moves no keys (no barrier under a branch). */
         const uint2 block = blocks[b];
         const int idle = block.x == NO_DIGIT || chosen[block.x] == NO_DIGIT;
-        const uint pick = idle ? 0 : chosen[block.x];
         const seg_job job = idle ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
         const uint base = table[jb.x * RADIX], len = job.y - job.x;
-        const digit_spec spec = pass_digit(pick, begin_bit, end_bit, KEY_ORDER);
+        const digit_spec spec = top_digit(begin_bit, job.z, KEY_ORDER);
         for (uint d = lid; d < RADIX && !idle; d += WG) {  /* the block before ended with a barrier */
             digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
             if (block.y == 0) {
