@@ -527,9 +527,10 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budg
 #endif
 
 /*
- * Medium jobs: a work-group sorts one at a time by LSD digit passes between the job's
- * ranges of the two buffers (which stay in a CPU core's cache); a digit in which every key
- * is the same is skipped. The result is copied to the primary buffers if the last pass
+ * Medium jobs: a work-group sorts one at a time by LSD digit passes over the job's bits
+ * [begin_bit, job.z) (digits clipped at job.z, which need not lie on a digit boundary:
+ * top_digit) between the job's ranges of the two buffers (which stay in a CPU core's
+ * cache); a digit in which every key is the same is skipped. The result is copied to the primary buffers if the last pass
  * left it in the secondary ones.
  */
 #if WG == 1
@@ -556,7 +557,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
                 ++next_slot[p * RADIX + ((uint)(image >> (p * RADIX_BITS)) & (RADIX - 1))];
         }
         for (uint p = 0; p < digits; ++p) {
-            const digit_spec spec = pass_digit(p, begin_bit, end_bit, KEY_ORDER);
+            const digit_spec spec = pass_digit(p, begin_bit, job.z, KEY_ORDER);
             __local uint *slot = next_slot + p * RADIX;
             if (counts_to_slots(slot, RADIX, len))
                 continue;
@@ -599,7 +600,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
         const uint len = job.y - job.x;
         uint where = job.w;
         for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
-            const digit_spec spec = pass_digit(p, begin_bit, end_bit, KEY_ORDER);
+            const digit_spec spec = pass_digit(p, begin_bit, job.z, KEY_ORDER);
             __global const radix_key *src = KEYS_IN(where) + job.x;
             IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;)
             /* Everyone has read trivial and run_begin of the pass before, and its keys are
