@@ -161,6 +161,16 @@ typedef struct digit_spec {
     uint shift, mask;
 } digit_spec;
 
+#ifdef NUMPY_ORDER
+/* In numpy's float order, the flip of a descending order that comes before the min that
+   places NaNs (image_of): all of it for a _NAN_LAST type (nan_above's sign bit set), else
+   none (it comes after). */
+radix_key flip_before_nans(key_order order)
+{
+    return (order.nan_above >> (KEY_BITS - 1)) ? (radix_key)~order.neg_xor : (radix_key)0;
+}
+#endif
+
 radix_key image_of(radix_key key, key_order order)
 {
 #ifdef NUMPY_ORDER
@@ -171,7 +181,7 @@ radix_key image_of(radix_key key, key_order order)
        after that min, or (NaNs last) before it, as the flip maps [bottom, top] onto itself
        and NaNs onto NaNs. */
     const radix_key sign = (radix_key)1 << (KEY_BITS - 1), top = sign | order.nan_above, bottom = (radix_key)~top;
-    const radix_key flip = (radix_key)~order.neg_xor, flip_first = (order.nan_above & sign) ? flip : (radix_key)0;
+    const radix_key flip = (radix_key)~order.neg_xor, flip_first = flip_before_nans(order);
     key = (key & (radix_key)(sign - 1)) ? key : (radix_key)0;
     const radix_key total = key ^ ((key >> (KEY_BITS - 1)) ? (radix_key)~(radix_key)0 : sign) ^ flip_first;
     const radix_key image = (radix_key)(min((radix_key)(total - bottom), (radix_key)(top - bottom + 1)) + bottom);

@@ -331,7 +331,7 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
-                   uint block_len, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+                   uint block_len, uint begin_bit, KEY_ORDER_ARGS,
                    __global const uint2 *blocks, uint max_blocks, __global const uint2 *job_blocks,
                    __global radix_key *bits, __global uint *table)
 {
@@ -423,7 +423,7 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
  * seg_histogram.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, uint end_bit, KEY_ORDER_ARGS,
+void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, KEY_ORDER_ARGS,
                  uint medium_n, uint copy_chunk, __global const uint2 *blocks, __global const uint2 *job_blocks,
                  __global const uint *chosen, __global const uint *table)
 {
@@ -530,15 +530,15 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budg
  * Medium jobs: a work-group sorts one at a time by LSD digit passes over the job's bits
  * [begin_bit, job.z) (digits clipped at job.z, which need not lie on a digit boundary:
  * top_digit) between the job's ranges of the two buffers (which stay in a CPU core's
- * cache); a digit in which every key is the same is skipped. The result is copied to the primary buffers if the last pass
- * left it in the secondary ones.
+ * cache); a digit in which every key is the same is skipped. The result is copied to the
+ * primary buffers if the last pass left it in the secondary ones.
  */
 #if WG == 1
 /* One work-item per group (CPUs): one read counts every digit of the job, then each pass
    that moves data puts each key straight to its slot in order, so stably; plain loops
    without barriers (the tile version costs POCL seconds to compile). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS, uint budget, uint most)
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
     __local uint next_slot[PASSES * RADIX];  /* pass p's counts, then slots, at p * RADIX */
     const uint count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
@@ -585,7 +585,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_
 #else
 /* Several work-items: a tile at a time, as a global pass does. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, uint end_bit, KEY_ORDER_ARGS, uint budget, uint most)
+void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
     __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
     IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)

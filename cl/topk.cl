@@ -70,7 +70,7 @@ key_vector topk_images8(key_vector key, key_order order)
 {
 #ifdef NUMPY_ORDER
     const radix_key sign = (radix_key)1 << (KEY_BITS - 1), top = sign | order.nan_above, bottom = (radix_key)~top;
-    const radix_key flip = (radix_key)~order.neg_xor, flip_first = (order.nan_above & sign) ? flip : (radix_key)0;
+    const radix_key flip = (radix_key)~order.neg_xor, flip_first = flip_before_nans(order);
     /* -0.0 as +0.0: a magnitude is not 0 exactly when magnitude + (sign - 1) has the sign bit */
     const key_vector magnitude_bits = (key_vector)(radix_key)(sign - 1);
     key = select((key_vector)0, key, (key & magnitude_bits) + magnitude_bits);

@@ -198,9 +198,9 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_blocks, 1, q->scan_wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_histogram, 18, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
+        err = set_args(p->seg_histogram, 17, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
-                       ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(b->blocks), ARG(plan->max_blocks),
+                       KEY_ORDER_ARGS(k), ARG(b->blocks), ARG(plan->max_blocks),
                        ARG(b->job_blocks), ARG(b->bits), ARG(b->table));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
@@ -216,8 +216,8 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_scatter, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_scatter, i, 13, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
-                          ARG(k->end_bit), KEY_ORDER_ARGS(k), ARG(plan->medium_n), ARG(plan->copy_chunk),
+        err = set_args_at(p->seg_scatter, i, 12, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
+                          KEY_ORDER_ARGS(k), ARG(plan->medium_n), ARG(plan->copy_chunk),
                           ARG(b->blocks), ARG(b->job_blocks), ARG(b->chosen), ARG(b->table));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_scatter, plan->block_groups, q->wg);
@@ -269,7 +269,7 @@ static cl_int enqueue_jobs(chain *c, const radix_program *p, const engine_plan *
     if (err == CL_SUCCESS)
         err = set_buffer_and_list_args(p->seg_medium, b, plan, values, &i);
     if (err == CL_SUCCESS)
-        err = set_args_at(p->seg_medium, i, 7, ARG(k.begin_bit), ARG(k.end_bit), KEY_ORDER_ARGS(&k),
+        err = set_args_at(p->seg_medium, i, 6, ARG(k.begin_bit), KEY_ORDER_ARGS(&k),
                           ARG(plan->budget), ARG(plan->medium_most));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_medium, plan->medium_groups, q->wg);
