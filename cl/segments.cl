@@ -317,6 +317,15 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
         state[STATE_BLOCKS(level)] = min(total, max_blocks);
 }
 
+/* Copies of a block's counters: with one work-item, keys in turn to four of them, so that
+   a run of equal digits (presorted or skewed keys) is not one chain of increments of one
+   counter through memory, each waiting for the one before. */
+#if WG == 1
+#define COUNT_COPIES 4
+#else
+#define COUNT_COPIES HIST_COPIES
+#endif
+
 /*
  * Each block counts the digits of its job's top digit position, into the job's part of the
  * scan table, digit-major: table[first block * RADIX + digit * blocks + block index]
@@ -335,10 +344,10 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
                    __global const uint2 *blocks, uint max_blocks, __global const uint2 *job_blocks,
                    __global radix_key *bits, __global uint *table)
 {
-    __local uint counts[HIST_COPIES * (RADIX + 1)];  /* copy-major, then digit */
+    __local uint counts[COUNT_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
     const uint lid = get_local_id(0), level_blocks = state[STATE_BLOCKS(level)];
-    __local uint *mine = counts + (lid % HIST_COPIES) * (RADIX + 1);
+    __local uint *mine = counts + (lid % COUNT_COPIES) * (RADIX + 1);
     for (uint b = get_group_id(0); b < max_blocks; b += get_num_groups(0)) {
         const int hole = b >= level_blocks || blocks[b].x == NO_DIGIT;
         const uint2 block = hole ? (uint2)(0, 0) : blocks[b];
@@ -349,22 +358,40 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         __global const radix_key *keys = KEYS_IN(job.w) + begin;
 
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
-        for (uint i = lid; i < HIST_COPIES * (RADIX + 1); i += WG)
+        for (uint i = lid; i < COUNT_COPIES * (RADIX + 1); i += WG)
             counts[i] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
         radix_key any = 0, all = ~(radix_key)0;
+#if WG == 1
+        uint i = 0;
+        for (; count - i >= COUNT_COPIES; i += COUNT_COPIES)  /* key i + c to copy c */
+#pragma unroll
+            for (uint c = 0; c < COUNT_COPIES; ++c) {
+                const radix_key image = image_of(keys[i + c], KEY_ORDER);
+                any |= image;
+                all &= image;
+                ++counts[c * (RADIX + 1) + ((uint)(image >> top.shift) & top.mask)];
+            }
+        for (; i < count; ++i) {
+            const radix_key image = image_of(keys[i], KEY_ORDER);
+            any |= image;
+            all &= image;
+            ++counts[(uint)(image >> top.shift) & top.mask];
+        }
+#else
         for (uint i = lid; i < count; i += WG) {
             const radix_key image = image_of(keys[i], KEY_ORDER);
             any |= image;
             all &= image;
             count_digit(mine, (uint)(image >> top.shift) & top.mask);
         }
+#endif
         ors[lid] = any;
         ands[lid] = all;
         barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */
         for (uint d = lid; d < RADIX; d += WG) {
             uint sum = 0;
-            for (uint c = 0; c < HIST_COPIES; ++c)
+            for (uint c = 0; c < COUNT_COPIES; ++c)
                 sum += counts[c * (RADIX + 1) + d];
             table[jb.x * RADIX + d * jb.y + block.y] = sum;  /* a hole counted no keys */
         }
@@ -647,7 +674,16 @@ __kernel void seg_copy(BUFFER_ARGS, LIST_ARGS, uint budget, uint most)
     for (uint j, spent = 0; (j = take_job(state, LIST_COPY, count, budget, most, spent, &next)) < count;) {
         const seg_job job = *LIST_AT(LIST_COPY, j);
         spent += min((job.y - job.x) / size + 3, most);  /* its loops, at most `most` (0 without a budget) */
+#if WG == 1
+        /* CPUs run a group's work-items one after another: each copies a contiguous share,
+           where with a stride every one of them would walk the whole job (4x slower on POCL). */
+        const uint len = job.y - job.x, share = len / size + 1;
+        const uint first = job.x + (uint)min((ulong)get_local_id(0) * share, (ulong)len);
+        const uint last = job.x + (uint)min((ulong)first - job.x + share, (ulong)len);
+        for (uint t = first; t < last; ++t) {
+#else
         for (uint t = loop_start(job.x, get_local_id(0), job.y); t < job.y; t = loop_next(t, size, job.y)) {
+#endif
             primary[t] = secondary[t];
             IF_VALUES(primary_values[t] = secondary_values[t];)
         }

@@ -279,9 +279,10 @@ static local_needs local_needs_of(const radix_params *params, unsigned key_bytes
     const size_t radix = (size_t)1 << params->radix_bits, rank_radix = (size_t)1 << params->rank_bits;
     const size_t passes = (8 * key_bytes + params->radix_bits - 1) / params->radix_bits;
     const unsigned wg = params->wg;
-    /* RANK_COUNTERS: a column per work-item, or with one a row per rank round of the key */
+    /* RANK_COUNTERS: a column per work-item, or with one a row per rank round of the key,
+       and at least RANK_SPANS (2) rows */
     const size_t rounds = (8 * key_bytes + params->rank_bits - 1) / params->rank_bits;
-    const size_t counters = wg > 1 ? padded(rank_radix * wg, wg) : rank_radix * rounds;
+    const size_t counters = wg > 1 ? padded(rank_radix * wg, wg) : rank_radix * (rounds > 2 ? rounds : 2);
     local_needs needs;
     needs.histogram = word * params->hist_copies * (passes * radix + 1);  /* radix_histogram_all */
     /* radix_scatter, and seg_scatter and seg_medium with two words more (next, trivial) */
