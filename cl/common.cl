@@ -328,6 +328,18 @@ BARRIER_FUNCTION uint group_exclusive_scan(__local uint *data, uint count)
  * barrier, and its result is the same in every work-item.
  */
 #if WG == 1
+/* Moves key i of `from` (and its value) to the next slot of its digit among the counters
+   of span h (rank_round, one work-item). */
+void place_key(__local const radix_key *from, __local radix_key *to,
+               IF_VALUES(__local const radix_value *from_values, __local radix_value *to_values,)
+               uint i, uint h, digit_spec spec, __local uint *counters)
+{
+    const radix_key key = from[i];
+    const uint slot = counters[h * RANK_RADIX + digit_of(key, spec)]++;
+    to[slot] = key;
+    IF_VALUES(to_values[slot] = from_values[i];)
+}
+
 /*
  * rank_round for one work-item (chunk unused): the keys in RANK_SPANS contiguous spans,
  * taken a key of each span in turn with counters of each span's own (row h), so that a run
@@ -377,19 +389,11 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
         return 0;
     for (t = 0; last + t < count; ++t)
 #pragma unroll
-        for (uint h = 0; h < RANK_SPANS; ++h) {
-            const radix_key key = from[h * span + t];
-            const uint slot = counters[h * RANK_RADIX + digit_of(key, spec)]++;
-            to[slot] = key;
-            IF_VALUES(to_values[slot] = from_values[h * span + t];)
-        }
+        for (uint h = 0; h < RANK_SPANS; ++h)
+            place_key(from, to, IF_VALUES(from_values, to_values,) h * span + t, h, spec, counters);
     for (; t < span; ++t)
-        for (uint h = 0; h + 1 < RANK_SPANS && h * span + t < count; ++h) {
-            const radix_key key = from[h * span + t];
-            const uint slot = counters[h * RANK_RADIX + digit_of(key, spec)]++;
-            to[slot] = key;
-            IF_VALUES(to_values[slot] = from_values[h * span + t];)
-        }
+        for (uint h = 0; h + 1 < RANK_SPANS && h * span + t < count; ++h)
+            place_key(from, to, IF_VALUES(from_values, to_values,) h * span + t, h, spec, counters);
     return 1;
 }
 #else

@@ -326,6 +326,14 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
 #define COUNT_COPIES HIST_COPIES
 #endif
 
+/* Folds a key's image into a block's OR and AND, and counts its top digit in `copy`. */
+void count_image(radix_key image, digit_spec top, __local uint *copy, radix_key *any, radix_key *all)
+{
+    *any |= image;
+    *all &= image;
+    count_digit(copy, (uint)(image >> top.shift) & top.mask);
+}
+
 /*
  * Each block counts the digits of its job's top digit position, into the job's part of the
  * scan table, digit-major: table[first block * RADIX + digit * blocks + block index]
@@ -347,7 +355,6 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
     __local uint counts[COUNT_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
     const uint lid = get_local_id(0), level_blocks = state[STATE_BLOCKS(level)];
-    __local uint *mine = counts + (lid % COUNT_COPIES) * (RADIX + 1);
     for (uint b = get_group_id(0); b < max_blocks; b += get_num_groups(0)) {
         const int hole = b >= level_blocks || blocks[b].x == NO_DIGIT;
         const uint2 block = hole ? (uint2)(0, 0) : blocks[b];
@@ -366,25 +373,14 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         uint i = 0;
         for (; count - i >= COUNT_COPIES; i += COUNT_COPIES)  /* key i + c to copy c */
 #pragma unroll
-            for (uint c = 0; c < COUNT_COPIES; ++c) {
-                const radix_key image = image_of(keys[i + c], KEY_ORDER);
-                any |= image;
-                all &= image;
-                ++counts[c * (RADIX + 1) + ((uint)(image >> top.shift) & top.mask)];
-            }
-        for (; i < count; ++i) {
-            const radix_key image = image_of(keys[i], KEY_ORDER);
-            any |= image;
-            all &= image;
-            ++counts[(uint)(image >> top.shift) & top.mask];
-        }
+            for (uint c = 0; c < COUNT_COPIES; ++c)
+                count_image(image_of(keys[i + c], KEY_ORDER), top, counts + c * (RADIX + 1), &any, &all);
+        for (; i < count; ++i)
+            count_image(image_of(keys[i], KEY_ORDER), top, counts, &any, &all);
 #else
-        for (uint i = lid; i < count; i += WG) {
-            const radix_key image = image_of(keys[i], KEY_ORDER);
-            any |= image;
-            all &= image;
-            count_digit(mine, (uint)(image >> top.shift) & top.mask);
-        }
+        __local uint *mine = counts + (lid % COUNT_COPIES) * (RADIX + 1);
+        for (uint i = lid; i < count; i += WG)
+            count_image(image_of(keys[i], KEY_ORDER), top, mine, &any, &all);
 #endif
         ors[lid] = any;
         ands[lid] = all;
@@ -678,9 +674,8 @@ __kernel void seg_copy(BUFFER_ARGS, LIST_ARGS, uint budget, uint most)
         /* CPUs run a group's work-items one after another: each copies a contiguous share,
            where with a stride every one of them would walk the whole job (4x slower on POCL). */
         const uint len = job.y - job.x, share = len / size + 1;
-        const uint first = job.x + (uint)min((ulong)get_local_id(0) * share, (ulong)len);
-        const uint last = job.x + (uint)min((ulong)first - job.x + share, (ulong)len);
-        for (uint t = first; t < last; ++t) {
+        const ulong from = min((ulong)get_local_id(0) * share, (ulong)len), to = min(from + share, (ulong)len);
+        for (uint t = job.x + (uint)from; t < job.x + (uint)to; ++t) {
 #else
         for (uint t = loop_start(job.x, get_local_id(0), job.y); t < job.y; t = loop_next(t, size, job.y)) {
 #endif
