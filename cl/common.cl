@@ -6,7 +6,10 @@
  *   RADIX_BITS   1..8: bits sorted per pass (RADIX digits)
  *   WG           work-items per group of the sort kernels, a power of two
  *   KPT          keys per work-item in a tile (a tile is WG * KPT keys)
- *   RANK_BITS    1..RADIX_BITS: bits of the digit ranked per round inside a tile
+ *   RANK_BITS    1..RADIX_BITS: bits of the digit ranked per round inside a tile by one
+ *                work-item (several rank a whole digit in one round)
+ *   COUNTER_DIGITS  with several work-items: digits whose counters a tile's ranking holds
+ *                at once, a power of two up to RADIX (rank_digits)
  *   HIST_COPIES  sub-histograms per work-group, a power of two up to WG; work-item i counts
  *                into copy i % HIST_COPIES, with local atomics unless it owns its copy
  *   FUSED        1: each scatter also counts the next executed pass's digits per
@@ -60,15 +63,13 @@
 #define RANK_RADIX (1u << RANK_BITS)
 #define RANK_ROUNDS ((RADIX_BITS + RANK_BITS - 1) / RANK_BITS)
 #define PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)  /* most passes of a sort */
-/* Words of the counters of rank_round and local_sort: a column per work-item, or with one
-   work-item a row per RANK_BITS-wide round of the key (local_sort counts them all at once)
-   and at least a row per span of rank_round. */
+/* Words of the counters of rank_round and local_sort (one work-item): a row per
+   RANK_BITS-wide round of the key (local_sort counts them all at once), and at least a row
+   per span of rank_round. */
 #if WG == 1
 #define RANK_ROWS ((KEY_BITS + RANK_BITS - 1) / RANK_BITS)
 #define RANK_SPANS 2
 #define RANK_COUNTERS (RANK_RADIX * (RANK_ROWS > RANK_SPANS ? RANK_ROWS : RANK_SPANS))
-#else
-#define RANK_COUNTERS (RANK_RADIX * WG)
 #endif
 
 /*
@@ -315,19 +316,56 @@ BARRIER_FUNCTION uint group_exclusive_scan(__local uint *data, uint count)
     return total;
 }
 
+
+#if FUSED && WG == 1
 /*
- * One stable ranking round over the count keys of a tile (at PAD(i)): moves keys (and
- * values) from `from` to `to`, ordered by digit_of(key, spec), keeping the order of keys
- * with equal digits. Work-item i owns the keys [i * chunk, (i + 1) * chunk) and counts
- * their digits in its own column of counters (digit s at PAD(s * WG + i)); the exclusive
- * scan of the counters, digit-major, gives each (digit, work-item) the slot of its first
- * key, and the work-item's running count places the rest. spec.mask must be below
- * RANK_RADIX. Returns 0, moving nothing, when every key has the same digit: `from` is
- * then already in order. run_begin, unless 0, receives where each digit's run starts in
- * the result (digit s at PAD(s)). Every work-item must call it; it starts and ends with a
- * barrier, and its result is the same in every work-item.
+ * Counts the next pass's digits of the count keys of `run`, written to out[slot .. slot +
+ * count), by the block of the next pass that each slot falls into. (No division: the few
+ * blocks are stepped through, and oclgrind cannot follow the freeze instruction that
+ * compilers emit for a division by a variable.)
  */
+void count_next(__local const radix_key *run, uint count, uint slot, uint block_len, digit_spec next,
+                __local uint *next_counts)
+{
+    uint block = 0, block_begin = 0;
+    while (slot - block_begin >= block_len) {
+        ++block;
+        block_begin += block_len;
+    }
+    for (uint t = 0; t < count; ++t, ++slot) {
+        if (slot - block_begin == block_len) {
+            ++block;
+            block_begin += block_len;
+        }
+        ++next_counts[digit_of(run[t], next) * MAX_GROUPS + block];
+    }
+}
+
+#elif FUSED
+/* Counts the next pass's digit of a key written to out[slot], as count_next does, where
+   several work-items count at once. */
+void count_next_key(radix_key key, uint slot, uint block_len, digit_spec next, __local uint *next_counts)
+{
+    uint block = 0;
+    for (uint block_begin = 0; slot - block_begin >= block_len; block_begin += block_len)
+        ++block;
+    atomic_inc(&next_counts[digit_of(key, next) * MAX_GROUPS + block]);
+}
+#endif
+
 #if WG == 1
+/* ---------------------------------------------------------------------------------
+ * One work-item per group (CPUs): tiles ranked in local memory, which is cached memory
+ * there, by plain loops
+ * ------------------------------------------------------------------------------ */
+
+/*
+ * One stable ranking round over the count keys of a tile: moves keys (and values) from
+ * `from` to `to`, ordered by digit_of(key, spec), keeping the order of keys with equal
+ * digits (see the spans above). spec.mask must be below RANK_RADIX. Returns 0, moving
+ * nothing, when every key has the same digit: `from` is then already in order. run_begin,
+ * unless 0, receives where each digit's run starts in the result.
+ */
 /* Moves key i of `from` (and its value) to the next slot of its digit among the counters
    of span h (rank_round, one work-item). */
 void place_key(__local const radix_key *from, __local radix_key *to,
@@ -396,44 +434,7 @@ int rank_round(__local const radix_key *from, __local radix_key *to,
             place_key(from, to, IF_VALUES(from_values, to_values,) h * span + t, h, spec, counters);
     return 1;
 }
-#else
-BARRIER_FUNCTION int rank_round(__local const radix_key *from, __local radix_key *to,
-               IF_VALUES(__local const radix_value *from_values, __local radix_value *to_values,)
-               uint count, uint chunk, digit_spec spec, __local uint *counters, __local uint *moved,
-               __local uint *run_begin)
-{
-    const uint lid = get_local_id(0), first = min(lid * chunk, count), last = min(first + chunk, count);
-    for (uint s = 0; s < RANK_RADIX; ++s)
-        counters[PAD(s * WG + lid)] = 0;
-    if (lid == 0)
-        *moved = 1;
-    for (uint t = first; t < last; ++t)
-        ++counters[PAD(digit_of(from[PAD(t)], spec) * WG + lid)];
-    group_exclusive_scan(counters, RANK_RADIX * WG);
 
-    /* At most one digit holds every key: its owner is the only writer. */
-    for (uint s = lid; s < RANK_RADIX; s += WG) {
-        const uint begin = counters[PAD(s * WG)], end = s + 1 < RANK_RADIX ? counters[PAD((s + 1) * WG)] : count;
-        if (count > 0 && end - begin == count)
-            *moved = 0;
-        if (run_begin)
-            run_begin[PAD(s)] = begin;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  /* moved is final */
-    const int move = *moved;
-    if (move)
-        for (uint t = first; t < last; ++t) {
-            const radix_key key = from[PAD(t)];
-            const uint slot = counters[PAD(digit_of(key, spec) * WG + lid)]++;
-            to[PAD(slot)] = key;
-            IF_VALUES(to_values[PAD(slot)] = from_values[PAD(t)];)
-        }
-    barrier(CLK_LOCAL_MEM_FENCE);  /* `to` is complete, and everyone has read moved */
-    return move;
-}
-#endif
-
-#if WG == 1
 /* One work-item: turns the digit counts slot[0 .. radix) of n keys into each digit's first
    slot (an exclusive prefix sum). Returns 1 when one digit holds every key, so that a pass
    by that digit would move nothing. */
@@ -519,32 +520,27 @@ __attribute__((noinline)) int few_keys_sort(__local radix_key *keys_a, __local r
     }
     return 1;
 }
-#endif
 
 /*
- * Sorts the n keys (and values) at PAD(i) of keys_a stably by bits [begin_bit, end_bit)
- * of their image, in RANK_BITS-wide rounds between the two buffers (a round in which
- * every key has the same digit moves nothing). Returns 1 when the result lies in the `b`
- * buffers. Every work-item must call it after the keys are loaded and a barrier; it ends
- * with a barrier. counters holds RANK_COUNTERS words.
+ * Sorts the n keys (and values) of keys_a stably by bits [begin_bit, end_bit) of their
+ * image, into keys_b or back: the few-keys sort where it applies, else RANK_BITS-wide
+ * rounds between the two buffers, the digits of every round counted in one read (a round
+ * in which every key has the same digit moves nothing). Returns 1 when the result lies in
+ * the `b` buffers. counters holds RANK_COUNTERS words.
  */
-BARRIER_FUNCTION int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
+int local_sort(__local radix_key *keys_a, __local radix_key *keys_b,
                IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
-               uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters,
-               __local uint *moved)
+               uint n, uint begin_bit, uint end_bit, key_order order, __local uint *counters)
 {
-    __local radix_key *sorted = keys_a, *spare = keys_b;
-    IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
-    int in_b = 0;
-#if WG == 1
     if (n <= FEW_KEYS) {
         const int few = few_keys_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) n, begin_bit, end_bit, order,
                                       counters);
         if (few >= 0)
             return few;
     }
-    /* One work-item: one read counts the digits of every round, then each round that
-       moves keys puts each straight to its slot, in order. */
+    __local radix_key *sorted = keys_a, *spare = keys_b;
+    IF_VALUES(__local radix_value *sorted_values = values_a, *spare_values = values_b;)
+    int in_b = 0;
     const uint rounds = end_bit > begin_bit ? (end_bit - begin_bit + RANK_BITS - 1) / RANK_BITS : 0;
     for (uint i = 0; i < RANK_COUNTERS; ++i)
         counters[i] = 0;
@@ -566,13 +562,6 @@ BARRIER_FUNCTION int local_sort(__local radix_key *keys_a, __local radix_key *ke
             spare[at] = key;
             IF_VALUES(spare_values[at] = sorted_values[t];)
         }
-#else
-    const uint chunk = (n + WG - 1) / WG;
-    for (uint shift = begin_bit; shift < end_bit; shift += RANK_BITS) {
-        const digit_spec sub = { order, shift, (1u << min((uint)RANK_BITS, end_bit - shift)) - 1 };
-        if (!rank_round(sorted, spare, IF_VALUES(sorted_values, spare_values,) n, chunk, sub, counters, moved, 0))
-            continue;
-#endif
         __local radix_key *keys = sorted;
         sorted = spare;
         spare = keys;
@@ -583,36 +572,491 @@ BARRIER_FUNCTION int local_sort(__local radix_key *keys_a, __local radix_key *ke
 }
 
 /*
- * Ranks the valid keys of a tile (at PAD(i) in tile_a) stably by the digit spec, between
- * the two buffers (in one round, or as a local sort of the digit's bits in RANK_BITS-wide
- * rounds), and fills run_begin with where each digit's run starts in the result (digit d
- * at PAD(d)). Returns 1 when the result lies in the `b` buffers, 0 in the `a` ones. Every
- * work-item must call it after the tile is loaded and a barrier; it ends with a barrier.
+ * Ranks the valid keys of a tile (in tile_a) stably by the digit spec, between the two
+ * buffers (in one round, or as a local sort of the digit's bits), and fills run_begin with
+ * where each digit's run starts in the result. Returns 1 when the result lies in the `b`
+ * buffers, 0 in the `a` ones.
  */
-BARRIER_FUNCTION int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
+int rank_tile(__local radix_key *tile_a, __local radix_key *tile_b,
               IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,)
               uint valid, digit_spec spec, __local uint *counters, __local uint *moved, __local uint *run_begin)
 {
 #if RANK_ROUNDS == 1
     /* One round also says where each digit's run starts (and is written without the loop,
        which POCL compiles 8 % slower for 64-bit keys). */
-    return rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, (valid + WG - 1) / WG, spec, counters,
-                      moved, run_begin);
+    return rank_round(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, 0, spec, counters, moved, run_begin);
 #else
     const int in_b = local_sort(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec.shift,
-                                spec.shift + popcount(spec.mask), spec.order, counters, moved);
+                                spec.shift + popcount(spec.mask), spec.order, counters);
     __local const radix_key *sorted = in_b ? tile_b : tile_a;
-    /* Where each digit's run starts in the sorted tile: count the digits, then scan. */
-    const uint lid = get_local_id(0);
-    for (uint d = lid; d < RADIX; d += WG)
-        run_begin[PAD(d)] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
-    for (uint t = lid; t < valid; t += WG)
-        atomic_inc(&run_begin[PAD(digit_of(sorted[PAD(t)], spec))]);
-    /* group_exclusive_scan starts with a barrier, but POCL 3.1 runs the scan on partial
-       counts without this one (oclgrind finds no race; the sort loses keys). */
-    barrier(CLK_LOCAL_MEM_FENCE);
-    group_exclusive_scan(run_begin, RADIX);
+    for (uint d = 0; d < RADIX; ++d)
+        run_begin[d] = 0;
+    for (uint t = 0; t < valid; ++t)  /* where each digit's run starts: count, then scan */
+        ++run_begin[digit_of(sorted[t], spec)];
+    counts_to_slots(run_begin, RADIX, valid);
     return in_b;
 #endif
+}
+
+/* What moving a tile by digit needs in local memory: the tile in two buffers, the
+   counters, where each digit's run starts in the ordered tile, and the next output slot of
+   each digit. */
+typedef struct tile_scratch {
+    radix_key keys[2][TILE];
+    IF_VALUES(radix_value values[2][TILE];)
+    uint counters[RANK_COUNTERS], run_begin[RADIX], digit_next[RADIX], moved;
+} tile_scratch;
+
+/*
+ * Moves the valid keys (and values) of src to dst by the digit spec: ordered in local
+ * memory, then written run by run from s->digit_next[digit] on, which moves past the run.
+ * Nothing is written at or past limit (only jobs that overlap, from offsets that decrease,
+ * can count other keys than they move: their result is unspecified, but never outside the
+ * job). With FUSED and next_counts, also counts the next pass's digits (count_next).
+ */
+void scatter_tile(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint valid,
+                  digit_spec spec, __local tile_scratch *s, uint limit,
+                  __global radix_key *dst IF_VALUES(, __global radix_value *dst_values),
+                  __local uint *next_counts, digit_spec next, uint block_len)
+{
+    for (uint t = 0; t < valid; ++t) {
+        s->keys[0][t] = src[t];
+        IF_VALUES(s->values[0][t] = src_values[t];)
+    }
+    const int in_b = rank_tile(s->keys[0], s->keys[1], IF_VALUES(s->values[0], s->values[1],) valid, spec,
+                               s->counters, &s->moved, s->run_begin);
+    __local const radix_key *sorted = s->keys[in_b];
+    IF_VALUES(__local const radix_value *sorted_values = s->values[in_b];)
+    for (uint d = 0; d < RADIX; ++d) {  /* each digit's run as a block */
+        const uint begin = s->run_begin[d], length = (d + 1 < RADIX ? s->run_begin[d + 1] : valid) - begin;
+        const uint out = s->digit_next[d], written = out < limit ? min(length, limit - out) : 0;
+        for (uint t = 0; t < written; ++t) {
+            dst[out + t] = sorted[begin + t];
+            IF_VALUES(dst_values[out + t] = sorted_values[begin + t];)
+        }
+#if FUSED
+        if (next_counts)
+            count_next(sorted + begin, length, out, block_len, next, next_counts);
+#endif
+        s->digit_next[d] = out + length;
+    }
+}
+
+#else
+/* ---------------------------------------------------------------------------------
+ * Several work-items per group (GPUs): a tile's digit ranked in one round, keys held in
+ * private memory
+ * ------------------------------------------------------------------------------ */
+
+#if !defined(COUNTER_DIGITS) || COUNTER_DIGITS < 2 || COUNTER_DIGITS > RANK_RADIX \
+    || (COUNTER_DIGITS & (COUNTER_DIGITS - 1))
+#error "COUNTER_DIGITS must be a power of two from 2 to RANK_RADIX"
+#endif
+#if TILE > 65535
+#error "a tile of several work-items holds fewer than 65536 keys: ranks are counted in 16 bits"
+#endif
+
+/* Loops over a work-item's keys: unrolled, so that the keys stay in registers. */
+#define UNROLL_KEYS _Pragma("unroll")
+
+
+/*
+ * The counters of rank_digits: per work-item a 16-bit count of each of COUNTER_DIGITS
+ * digits, two to a word (digit d in lane d % LANES, the low half for d < LANES), laid out
+ * lane-major (word lane * WG + work-item), so that one scan of the words in that order
+ * is digit-major. Raking reads a segment of LANES words as vectors of 4 where LANES
+ * allows; each segment starts RAKE_VECTOR words past the end of the one before, so that it
+ * is aligned for them and work-items raking side by side fall in different banks of GPU
+ * local memory.
+ */
+#define LANES (COUNTER_DIGITS / 2)
+#define CHUNKS (RANK_RADIX / COUNTER_DIGITS)
+#if LANES % 4 == 0
+#define RAKE_VECTOR 4
+#else
+#define RAKE_VECTOR 1
+#endif
+#define COUNTER_AT(i) ((i) + (i) / LANES * RAKE_VECTOR)
+#define COUNTER_WORDS COUNTER_AT(LANES * WG)
+
+/* group_prefix: runs of PREFIX_SPAN values summed by a work-item each, then their sums. */
+#define PREFIX_SPAN (WG >= 128 ? 16 : WG >= 8 ? 8 : WG)
+#define PREFIX_WORDS (WG + WG / PREFIX_SPAN + 1)
+
+/* What a tile needs in local memory: the counters, and then in the same words the tile
+   in order (keys, then values); sums for group_prefix, where each digit's run starts in
+   the ordered tile (run_begin[RADIX]: the tile's keys), the output slot of each digit's
+   first key in the tile, the next output slot of each digit, and the bits that vary
+   (sort_tile). */
+typedef struct tile_scratch {
+    union {
+        uint4 aligned;  /* raking reads the counters as uint4 */
+        uint counters[COUNTER_WORDS];
+        radix_key keys[TILE];
+        IF_VALUES(radix_value values[TILE];)
+    } shared;
+    uint sums[PREFIX_WORDS], run_begin[RADIX + 1], out_base[RADIX], digit_next[RADIX], bits[4];
+} tile_scratch;
+
+/*
+ * Exclusive prefix sum over the work-group of one value per work-item, in work-item order,
+ * and (*total) the sum of all; in three barriers, not a tree's 2 log2(WG). Two calls in a
+ * row need no barrier between them.
+ */
+BARRIER_FUNCTION uint group_prefix(uint value, __local uint *sums, uint *total)
+{
+    const uint lid = get_local_id(0), runs = WG / PREFIX_SPAN;
+    sums[lid] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every value is in */
+    if (lid < runs) {
+        uint sum = 0;
+        for (uint i = lid * PREFIX_SPAN; i < (lid + 1) * PREFIX_SPAN; ++i) {
+            const uint v = sums[i];
+            sums[i] = sum;
+            sum += v;
+        }
+        sums[WG + lid] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* each run is scanned */
+    if (lid == 0) {
+        uint sum = 0;
+        for (uint r = WG; r < WG + runs; ++r) {
+            const uint v = sums[r];
+            sums[r] = sum;
+            sum += v;
+        }
+        sums[WG + runs] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the runs' prefixes are in */
+    *total = sums[WG + runs];
+    return sums[lid] + sums[WG + lid / PREFIX_SPAN];
+}
+
+/*
+ * Ranks the keys of a tile stably by digit, in one round: work-item i holds the digits of
+ * the tile's places [i * KPT, i * KPT + KPT) in digit[] (below RANK_RADIX; RANK_RADIX for a
+ * place past the tile's
+ * keys, which takes no part) and gets in place[k] where its key k goes in the tile ordered
+ * by digit (a place past the keys keeps its own, which no key takes: they take the places
+ * before it); s->run_begin[d] gets where digit d's run starts there, run_begin[RANK_RADIX] the
+ * tile's keys (complete after the caller's next barrier).
+ *
+ * Each work-item counts its keys in counters of its own (CUB's BlockRadixRank): a key's
+ * count before it is its rank among the work-item's keys of that digit. One exclusive
+ * scan of all counters in digit-major order, by raking (each work-item sums a segment of
+ * LANES words, group_prefix scans the sums, each work-item pushes its prefix through its
+ * segment), gives every (digit, work-item) the place of its first key, and every digit
+ * its run's start: no second count. 16-bit counts two to a word are scanned as the word
+ * (no count reaches 2^16, so neither half carries into the other); the high half then
+ * adds the low half's total. Digits past COUNTER_DIGITS are counted in further chunks,
+ * each after the keys of the chunks before. Starts with the counters free (a barrier
+ * before it).
+ */
+BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __local tile_scratch *s)
+{
+    const uint lid = get_local_id(0);
+    __local uint *counters = s->shared.counters;
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k)
+        place[k] = lid * KPT + k;
+    uint before = 0;  /* keys in the chunks before */
+    for (uint chunk = 0; chunk < CHUNKS; ++chunk) {
+#pragma unroll
+        for (uint l = 0; l < LANES; ++l)
+            counters[COUNTER_AT(l * WG + lid)] = 0;  /* its own column: no one else's */
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k) {
+            const uint d = digit[k] - chunk * COUNTER_DIGITS;  /* outside the chunk: at least COUNTER_DIGITS */
+            if (d < COUNTER_DIGITS) {
+                const uint at = COUNTER_AT((d % LANES) * WG + lid), high = d / LANES * 16, word = counters[at];
+                place[k] = (word >> high) & 0xFFFF;
+                counters[at] = word + (1u << high);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
+
+        uint total;
+#if RAKE_VECTOR == 4
+        __local uint4 *segment = (__local uint4 *)(counters + COUNTER_AT(lid * LANES));
+        uint4 sums = 0;
+#pragma unroll
+        for (uint q = 0; q < LANES / 4; ++q)
+            sums += segment[q];
+        uint prefix = group_prefix(sums.x + sums.y + sums.z + sums.w, s->sums, &total);
+#pragma unroll
+        for (uint q = 0; q < LANES / 4; ++q) {
+            const uint4 count = segment[q];
+            const uint x = count.x, xy = x + count.y, xyz = xy + count.z;
+            segment[q] = (uint4)(prefix) + (uint4)(0, x, xy, xyz);  /* one store: element-wise, four */
+            prefix += xyz + count.w;
+        }
+#else
+        __local uint *segment = counters + COUNTER_AT(lid * LANES);
+        uint sum = 0;
+        for (uint l = 0; l < LANES; ++l)
+            sum += segment[l];
+        uint prefix = group_prefix(sum, s->sums, &total);
+        for (uint l = 0; l < LANES; ++l) {
+            const uint count = segment[l];
+            segment[l] = prefix;
+            prefix += count;
+        }
+#endif
+        barrier(CLK_LOCAL_MEM_FENCE);  /* every counter holds its prefix */
+
+        const uint low_total = total & 0xFFFF;
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k) {
+            const uint d = digit[k] - chunk * COUNTER_DIGITS;
+            if (d < COUNTER_DIGITS) {
+                const uint high = d / LANES * 16;
+                place[k] += before + ((counters[COUNTER_AT((d % LANES) * WG + lid)] >> high) & 0xFFFF)
+                          + (high ? low_total : 0);
+            }
+        }
+        for (uint d = lid; d < COUNTER_DIGITS; d += WG) {  /* where work-item 0's keys of d go */
+            const uint high = d / LANES * 16;
+            s->run_begin[chunk * COUNTER_DIGITS + d] = before + ((counters[COUNTER_AT(d % LANES * WG)] >> high) & 0xFFFF)
+                                                     + (high ? low_total : 0);
+        }
+        before += low_total + (total >> 16);
+        if (CHUNKS > 1)
+            barrier(CLK_LOCAL_MEM_FENCE);  /* work-item 0's counters are read before they are cleared */
+    }
+    if (lid == 0)
+        s->run_begin[RANK_RADIX] = before;
+}
+
+/* Loads a tile of the n <= TILE keys (and values) of src as sort_tile holds it: key[k] (and
+   value[k]) from place lid * KPT + k, zero past n. */
+void load_tile(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint n,
+               radix_key key[KPT] IF_VALUES(, radix_value value[KPT]))
+{
+    const uint first = get_local_id(0) * KPT;
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k) {
+        key[k] = first + k < n ? src[first + k] : 0;
+        IF_VALUES(value[k] = first + k < n ? src_values[first + k] : 0;)
+    }
+}
+
+/* The bits [begin_bit, end_bit) of the key images that differ between some of the keys
+   key[k] of places [0, n) of a tile held as scatter_tile holds it (a barrier before it,
+   and after it before s->bits is written again). */
+BARRIER_FUNCTION radix_key varying_bits(const radix_key key[KPT], uint n, uint begin_bit, uint end_bit,
+                                        key_order order, __local tile_scratch *s)
+{
+    const uint lid = get_local_id(0), first = lid * KPT;
+    radix_key any = 0, all = ~(radix_key)0;
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k)
+        if (first + k < n) {
+            const radix_key image = masked_image(key[k], begin_bit, end_bit, order);
+            any |= image;
+            all &= image;
+        }
+    if (lid == 0) {
+        s->bits[0] = s->bits[1] = 0;
+        s->bits[2] = s->bits[3] = ~0u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the words are set */
+    /* 32 bits at a time: OpenCL 1.2 has no 64-bit local atomics */
+    atomic_or(&s->bits[0], (uint)any);
+    atomic_and(&s->bits[2], (uint)all);
+#if KEY_BITS == 64
+    atomic_or(&s->bits[1], (uint)(any >> 32));
+    atomic_and(&s->bits[3], (uint)(all >> 32));
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item's keys are in */
+    radix_key varying = s->bits[0] ^ s->bits[2];
+#if KEY_BITS == 64
+    varying |= (radix_key)(s->bits[1] ^ s->bits[3]) << 32;
+#endif
+    return varying;
+}
+
+/*
+ * Sorts the n <= TILE keys (and values) of a tile held as scatter_tile holds them (key[k],
+ * value[k] at place lid * KPT + k; places past n hold nothing) stably by bits
+ * [begin_bit, end_bit) of their image, in digit passes of RANK_BITS through local memory;
+ * a digit in whose bits no key differs from the others is passed over. The result is held
+ * the same way. Starts after a barrier (s free), ends with one.
+ */
+BARRIER_FUNCTION void sort_tile(radix_key key[KPT], IF_VALUES(radix_value value[KPT],) uint n, uint begin_bit,
+                                uint end_bit, key_order order, __local tile_scratch *s)
+{
+    const uint lid = get_local_id(0), first = lid * KPT;
+    const radix_key varying = varying_bits(key, n, begin_bit, end_bit, order, s);
+    uint digit[KPT], place[KPT];
+    for (uint shift = begin_bit; shift < end_bit; shift += RANK_BITS) {
+        const uint bits = min((uint)RANK_BITS, end_bit - shift);
+        if (!((uint)(varying >> (shift - begin_bit)) & ((1u << bits) - 1u)))
+            continue;  /* the same for every work-item */
+        const digit_spec spec = { order, shift, (1u << bits) - 1 };
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k)
+            digit[k] = first + k < n ? digit_of(key[k], spec) : RANK_RADIX;
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the pass before has read its tile back */
+        rank_digits(digit, place, s);
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are read */
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k)  /* every place: see scatter_tile */
+            s->shared.keys[place[k]] = key[k];
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is in order */
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k)
+            key[k] = s->shared.keys[first + k];
+#if VALUE_SIZE
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the keys are read back */
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k)
+            s->shared.values[place[k]] = value[k];
+        barrier(CLK_LOCAL_MEM_FENCE);  /* the values are in order */
+        UNROLL_KEYS
+        for (uint k = 0; k < KPT; ++k)
+            value[k] = s->shared.values[first + k];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* s is free again */
+}
+
+/*
+ * Moves the valid keys (and values) of src to dst by the digit spec: each work-item loads
+ * the keys of its places, the tile is ordered by digit, and each key at place t of the
+ * ordered tile goes to s->digit_next[digit] + t - (where its digit's run starts); digit_next
+ * moves past the run. In one round (RANK_ROUNDS 1): rank_digits places the keys, they go
+ * through local memory to their places, and each work-item writes keys of the ordered tile
+ * at a stride of WG, so that neighbouring work-items write neighbouring slots of a digit's
+ * run. In rounds of RANK_BITS (sort_tile), each work-item writes the KPT keys it holds
+ * then, and the runs are found where the digit changes. Nothing is written at or past
+ * limit (see the one-work-item scatter_tile). With FUSED and next_counts, also counts the
+ * next pass's digits (count_next). Ends without a barrier.
+ */
+BARRIER_FUNCTION
+void scatter_tile(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint valid,
+                  digit_spec spec, __local tile_scratch *s, uint limit,
+                  __global radix_key *dst IF_VALUES(, __global radix_value *dst_values),
+                  __local uint *next_counts, digit_spec next, uint block_len)
+{
+    const uint lid = get_local_id(0), first = lid * KPT;
+    radix_key key[KPT];
+    IF_VALUES(radix_value value[KPT];)
+#if RANK_ROUNDS > 1
+    load_tile(src, IF_VALUES(src_values,) valid, key IF_VALUES(, value));
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the tile before is written out: the local words are free */
+    sort_tile(key, IF_VALUES(value,) valid, spec.shift, spec.shift + popcount(spec.mask), spec.order, s);
+    /* Each digit's run, from where the digit changes (sums: each work-item's last digit);
+       out_base holds where a run ends until the slots are known. */
+    uint digit[KPT];
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k)
+        digit[k] = first + k < valid ? digit_of(key[k], spec) : RADIX;
+    for (uint d = lid; d < RADIX; d += WG)
+        s->run_begin[d] = s->out_base[d] = 0;
+    s->sums[lid] = digit[KPT - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the runs are clear, the last digits in */
+    uint previous = lid ? s->sums[lid - 1] : RADIX;
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k) {
+        if (digit[k] < RADIX && digit[k] != previous) {  /* a run begins, the one before ends */
+            s->run_begin[digit[k]] = first + k;
+            if (previous < RADIX)
+                s->out_base[previous] = first + k;
+        }
+        if (first + k + 1 == valid)
+            s->out_base[digit[k]] = valid;
+        previous = digit[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every run is found */
+    for (uint d = lid; d < RADIX; d += WG) {
+        const uint out = s->digit_next[d] - s->run_begin[d];
+        s->digit_next[d] += s->out_base[d] - s->run_begin[d];
+        s->out_base[d] = out;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* out_base is set */
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k) {
+        const uint slot = first + k < valid ? s->out_base[digit[k]] + first + k : limit;
+        if (slot < limit) {
+            dst[slot] = key[k];
+            IF_VALUES(dst_values[slot] = value[k];)
+        }
+#if FUSED
+        if (next_counts && first + k < valid)
+            count_next_key(key[k], slot, block_len, next, next_counts);
+#endif
+    }
+#else
+    uint digit[KPT], place[KPT];
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k) {
+        digit[k] = RADIX;
+        key[k] = 0;  /* (a place past the tile's keys moves too: see below) */
+        IF_VALUES(value[k] = 0;)
+        if (first + k < valid) {
+            key[k] = src[first + k];
+            IF_VALUES(value[k] = src_values[first + k];)
+            digit[k] = digit_of(key[k], spec);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the tile before is written out: the local words are free */
+    rank_digits(digit, place, s);
+    barrier(CLK_LOCAL_MEM_FENCE);  /* run_begin is complete, the counters are read */
+    for (uint d = lid; d < RADIX; d += WG) {
+        const uint out = s->digit_next[d] - s->run_begin[d];
+        s->out_base[d] = out;
+        s->digit_next[d] = out + s->run_begin[d + 1];
+    }
+    /* Every place moves, past the tile's keys too (to its own place): no store under a
+       condition, where POCL 3.1 moved the first of the unrolled values' stores above the
+       barriers before it, onto a place whose key was still to be read
+       (tests/pocl-unroll-repro.c). */
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k)
+        s->shared.keys[place[k]] = key[k];
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is in order, out_base is set */
+    uint slot[KPT];
+    UNROLL_KEYS
+    for (uint i = 0; i < KPT; ++i) {
+        const uint t = i * WG + lid;
+        slot[i] = limit;
+        if (t < valid) {
+            const radix_key k = s->shared.keys[t];
+            slot[i] = s->out_base[digit_of(k, spec)] + t;
+            if (slot[i] < limit)
+                dst[slot[i]] = k;
+#if FUSED
+            if (next_counts)
+                count_next_key(k, slot[i], block_len, next, next_counts);
+#endif
+        }
+    }
+#if VALUE_SIZE
+    barrier(CLK_LOCAL_MEM_FENCE);  /* every key is read: the values take their words */
+    UNROLL_KEYS
+    for (uint k = 0; k < KPT; ++k)
+        s->shared.values[place[k]] = value[k];
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the values are in order */
+    UNROLL_KEYS
+    for (uint i = 0; i < KPT; ++i)
+        if (slot[i] < limit)
+            dst_values[slot[i]] = s->shared.values[i * WG + lid];
+#endif
+#endif
+}
+#endif
+
+/*
+ * Moves count keys (and values) from src to dst by the digit spec, a tile at a time
+ * (scatter_tile), each digit's keys from s->digit_next[digit] on, never at or past limit.
+ */
+BARRIER_FUNCTION
+void scatter_range(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
+                   digit_spec spec, __local tile_scratch *s, uint limit,
+                   __global radix_key *dst IF_VALUES(, __global radix_value *dst_values),
+                   __local uint *next_counts, digit_spec next, uint block_len)
+{
+    for (uint offset = 0; offset < count; offset += TILE)
+        scatter_tile(src + offset, IF_VALUES(src_values + offset,) min((uint)TILE, count - offset), spec, s, limit,
+                     dst IF_VALUES(, dst_values), next_counts, next, block_len);
 }

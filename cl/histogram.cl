@@ -70,7 +70,7 @@ void radix_histogram(__global const radix_key *first, __global const radix_key *
 {
     const uint j = plan[PLAN_PASS + pass];
     if (j == SKIPPED || j == 0)
-        return;  /* nothing to do, or radix_gather copies its table from radix_histogram_all's */
+        return;  /* nothing to do, or radix_scan_pass reads radix_histogram_all's counts */
 
     __local uint counts[HIST_COPIES * COPY_STRIDE(RADIX)];  /* copy-major, then digit */
     const uint lid = get_local_id(0), group = get_group_id(0), groups = get_num_groups(0);

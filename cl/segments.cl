@@ -146,73 +146,6 @@ BARRIER_FUNCTION uint take_job(__global uint *state, uint list, uint count, uint
     return *next;
 }
 
-/*
- * Writes a tile sorted by digit (rank_tile) to dst run by run: each key to
- * digit_next[digit] + its place in its digit's run, then advances digit_next past the
- * tile. Nothing is written at or past limit, the job's end: only jobs that overlap (from
- * offsets that decrease) can count other keys than they move, and their result is
- * unspecified, but never outside the job. Ends with a barrier.
- */
-BARRIER_FUNCTION
-void store_runs(__local const radix_key *sorted, IF_VALUES(__local const radix_value *sorted_values,) uint valid,
-                digit_spec spec, __local const uint *run_begin, __local uint *digit_next, uint limit,
-                __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
-{
-    const uint lid = get_local_id(0);
-#if WG == 1
-    for (uint d = 0; d < RADIX; ++d) {  /* one work-item: each digit's run as a block */
-        const uint begin = run_begin[PAD(d)], length = (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - begin;
-        const uint out = digit_next[d], written = out < limit ? min(length, limit - out) : 0;
-        for (uint t = 0; t < written; ++t) {
-            dst[out + t] = sorted[begin + t];
-            IF_VALUES(dst_values[out + t] = sorted_values[begin + t];)
-        }
-        digit_next[d] = out + length;
-    }
-#else
-    for (uint t = lid; t < valid; t += WG) {
-        const radix_key key = sorted[PAD(t)];
-        const uint d = digit_of(key, spec), slot = digit_next[d] + (t - run_begin[PAD(d)]);
-        if (slot < limit) {
-            dst[slot] = key;
-            IF_VALUES(dst_values[slot] = sorted_values[PAD(t)];)
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  /* everyone has read digit_next and run_begin */
-    for (uint d = lid; d < RADIX; d += WG)
-        digit_next[d] += (d + 1 < RADIX ? run_begin[PAD(d + 1)] : valid) - run_begin[PAD(d)];
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);  /* digit_next is advanced */
-}
-
-/*
- * Moves count keys (and values) from src to dst by the digit spec, a tile at a time:
- * sorted in local memory (rank_tile) and written run by run after digit_next (store_runs),
- * never at or past limit. The group's local arrays are passed in (kernel scope only).
- */
-BARRIER_FUNCTION
-void scatter_range(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
-                   digit_spec spec, __local radix_key *tile_a, __local radix_key *tile_b,
-                   IF_VALUES(__local radix_value *values_a, __local radix_value *values_b,) __local uint *counters,
-                   __local uint *moved, __local uint *run_begin, __local uint *digit_next, uint limit,
-                   __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
-{
-    const uint lid = get_local_id(0);
-    for (uint offset = 0; offset < count; offset += TILE) {
-        const uint valid = min((uint)TILE, count - offset);
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the previous tile is written out, digit_next is set */
-        for (uint t = lid; t < valid; t += WG) {
-            tile_a[PAD(t)] = src[offset + t];
-            IF_VALUES(values_a[PAD(t)] = src_values[offset + t];)
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the tile is loaded */
-        const int in_b = rank_tile(tile_a, tile_b, IF_VALUES(values_a, values_b,) valid, spec, counters, moved,
-                                   run_begin);
-        store_runs(in_b ? tile_b : tile_a, IF_VALUES(in_b ? values_b : values_a,) valid, spec, run_begin, digit_next,
-                   limit, dst IF_VALUES(, dst_values));
-    }
-}
-
 /* The buffers of a kernel that moves keys between the primary and secondary buffers. */
 #define BUFFER_ARGS __global radix_key *primary, __global radix_key *secondary \
     IF_VALUES(, __global radix_value *primary_values, __global radix_value *secondary_values)
@@ -450,13 +383,7 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
                  uint medium_n, uint copy_chunk, __global const uint2 *blocks, __global const uint2 *job_blocks,
                  __global const uint *chosen, __global const uint *table)
 {
-    __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
-    IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
-    __local uint counters[PAD(RANK_COUNTERS)];
-    __local uint digit_next[RADIX];
-    __local uint run_begin[PAD(RADIX)];
-    __local uint moved;
-
+    __local tile_scratch s;
     const uint lid = get_local_id(0), level_blocks = state[STATE_BLOCKS(level)];
     for (uint b = get_group_id(0); b < level_blocks; b += get_num_groups(0)) {
         /* A hole, or a job that does not move, moves no keys (no barrier under a branch). */
@@ -466,8 +393,8 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
         const uint base = table[jb.x * RADIX], len = job.y - job.x;
         const digit_spec spec = top_digit(begin_bit, job.z, KEY_ORDER);
-        for (uint d = lid; d < RADIX && !idle; d += WG) {  /* the block before ended with a barrier */
-            digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
+        for (uint d = lid; d < RADIX && !idle; d += WG) {  /* digit_next[d]: this work-item's alone */
+            s.digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
             if (block.y == 0) {
                 const uint start = table[jb.x * RADIX + d * jb.y] - base;
                 const uint stop = d + 1 < RADIX ? table[jb.x * RADIX + (d + 1) * jb.y] - base : len;
@@ -477,9 +404,8 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         }
 
         const uint begin = job.x + block.y * block_len, count = idle ? 0 : min(block_len, job.y - begin);
-        scatter_range(KEYS_IN(job.w) + begin, IF_VALUES(VALUES_IN(job.w) + begin,) count, spec, tile_a, tile_b,
-                      IF_VALUES(values_a, values_b,) counters, &moved, run_begin, digit_next, job.y,
-                      KEYS_IN(!job.w) IF_VALUES(, VALUES_IN(!job.w)));
+        scatter_range(KEYS_IN(job.w) + begin, IF_VALUES(VALUES_IN(job.w) + begin,) count, spec, &s, job.y,
+                      KEYS_IN(!job.w) IF_VALUES(, VALUES_IN(!job.w)), 0, spec, 0);
     }
 }
 
@@ -516,35 +442,51 @@ __kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
 }
 
 #if SMALL_N
-/* Local jobs: a work-group sorts one at a time in local memory and writes it to the
-   primary buffers. */
+/* Local jobs: a work-group sorts one at a time in local memory (local_sort or sort_tile) and
+   writes it to the primary buffers. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
-    __local radix_key keys_a[PAD(SMALL_N)], keys_b[PAD(SMALL_N)];
-    IF_VALUES(__local radix_value values_a[PAD(SMALL_N)], values_b[PAD(SMALL_N)];)
-    __local uint counters[PAD(RANK_COUNTERS)];
-    __local uint moved, next;
-    const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_LOCAL), cap);
+#if WG == 1
+    __local radix_key keys_a[SMALL_N], keys_b[SMALL_N];
+    IF_VALUES(__local radix_value values_a[SMALL_N], values_b[SMALL_N];)
+    __local uint counters[RANK_COUNTERS];
+#else
+    __local tile_scratch s;  /* SMALL_N is at most a tile (tuning.c) */
+    const uint first = get_local_id(0) * KPT;
+#endif
+    __local uint next;
+    const uint count = list_count(state, STATE_COUNT(LIST_LOCAL), cap);
     for (uint j, spent = 0; (j = take_job(state, LIST_LOCAL, count, budget, most, spent, &next)) < count;
          spent += most) {
         const seg_job job = *LIST_AT(LIST_LOCAL, j);
         const uint len = min(job.y - job.x, (uint)SMALL_N);
         __global const radix_key *src = KEYS_IN(job.w) + job.x;
         IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
-        for (uint t = lid; t < len; t += WG) {
-            keys_a[PAD(t)] = src[t];
-            IF_VALUES(values_a[PAD(t)] = src_values[t];)
+#if WG == 1
+        for (uint t = 0; t < len; ++t) {
+            keys_a[t] = src[t];
+            IF_VALUES(values_a[t] = src_values[t];)
         }
-        barrier(CLK_LOCAL_MEM_FENCE);  /* the job is loaded */
         const int in_b = local_sort(keys_a, keys_b, IF_VALUES(values_a, values_b,) len, begin_bit, job.z, KEY_ORDER,
-                                    counters, &moved);
+                                    counters);
         __local const radix_key *sorted = in_b ? keys_b : keys_a;
         IF_VALUES(__local const radix_value *sorted_values = in_b ? values_b : values_a;)
-        for (uint t = lid; t < len; t += WG) {
-            primary[job.x + t] = sorted[PAD(t)];
-            IF_VALUES(primary_values[job.x + t] = sorted_values[PAD(t)];)
+        for (uint t = 0; t < len; ++t) {
+            primary[job.x + t] = sorted[t];
+            IF_VALUES(primary_values[job.x + t] = sorted_values[t];)
         }
+#else
+        radix_key key[KPT];
+        IF_VALUES(radix_value value[KPT];)
+        load_tile(src, IF_VALUES(src_values,) len, key IF_VALUES(, value));
+        sort_tile(key, IF_VALUES(value,) len, begin_bit, job.z, KEY_ORDER, &s);
+        for (uint k = 0; k < KPT; ++k)
+            if (first + k < len) {
+                primary[job.x + first + k] = key[k];
+                IF_VALUES(primary_values[job.x + first + k] = value[k];)
+            }
+#endif
     }
 }
 #endif
@@ -610,12 +552,9 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint bud
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budget, uint most)
 {
-    __local radix_key tile_a[PAD(TILE)], tile_b[PAD(TILE)];
-    IF_VALUES(__local radix_value values_a[PAD(TILE)], values_b[PAD(TILE)];)
-    __local uint counters[PAD(RANK_COUNTERS)];
-    __local uint digit_next[RADIX];
-    __local uint run_begin[PAD(RADIX)];
-    __local uint moved, next, trivial;
+    __local tile_scratch s;
+    __local uint counts[PAD(RADIX)];
+    __local uint next, trivial;
     const uint lid = get_local_id(0), count = list_count(state, STATE_COUNT(LIST_MEDIUM), cap);
     for (uint j, spent = 0; (j = take_job(state, LIST_MEDIUM, count, budget, most, spent, &next)) < count;
          spent += most) {
@@ -626,28 +565,27 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint bud
             const digit_spec spec = pass_digit(p, begin_bit, job.z, KEY_ORDER);
             __global const radix_key *src = KEYS_IN(where) + job.x;
             IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;)
-            /* Everyone has read trivial and run_begin of the pass before, and its keys are
-               in global memory for the others to read (a global fence: the passes hand the
+            /* Everyone has read trivial and counts of the pass before, and its keys are in
+               global memory for the others to read (a global fence: the passes hand the
                job's keys from work-item to work-item). */
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
             for (uint d = lid; d < RADIX; d += WG)
-                run_begin[PAD(d)] = 0;
+                counts[PAD(d)] = 0;
             if (lid == 0)
                 trivial = 0;
             barrier(CLK_LOCAL_MEM_FENCE);  /* the counters are zero */
             for (uint t = lid; t < len; t += WG)
-                atomic_inc(&run_begin[PAD(digit_of(src[t], spec))]);
+                atomic_inc(&counts[PAD(digit_of(src[t], spec))]);
             barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
             for (uint d = lid; d < RADIX; d += WG)
-                if (run_begin[PAD(d)] == len)
+                if (counts[PAD(d)] == len)
                     trivial = 1;  /* one digit holds every key: one writer */
-            group_exclusive_scan(run_begin, RADIX);  /* its barriers also publish trivial */
+            group_exclusive_scan(counts, RADIX);  /* its barriers also publish trivial */
             if (!trivial) {  /* the same for every work-item */
                 for (uint d = lid; d < RADIX; d += WG)
-                    digit_next[d] = job.x + run_begin[PAD(d)];
-                scatter_range(src, IF_VALUES(src_values,) len, spec, tile_a, tile_b, IF_VALUES(values_a, values_b,)
-                              counters, &moved, run_begin, digit_next, job.y, KEYS_IN(!where)
-                              IF_VALUES(, VALUES_IN(!where)));
+                    s.digit_next[d] = job.x + counts[PAD(d)];
+                scatter_range(src, IF_VALUES(src_values,) len, spec, &s, job.y, KEYS_IN(!where)
+                              IF_VALUES(, VALUES_IN(!where)), 0, spec, 0);
                 where = !where;
             }
         }

@@ -2,10 +2,10 @@
  * Pass planning and launching. Small arrays go to one kernel that sorts them in local
  * memory. Otherwise the keys are split into one contiguous block per work-group, and the
  * sort is enqueued as: one read that counts the digits of every pass (radix_histogram_all),
- * the plan of which passes move data (radix_plan, on the device), then per pass the count
- * table (radix_gather, and radix_histogram where the scatter before did not count),
- * its multi-level scan and the scatter, and a final copy back when the result ends in
- * the temporaries; segmented sorts, and flat ones whose strategy partitions first, go to
+ * the plan of which passes move data (radix_trivial, radix_plan, on the device), then per
+ * pass the count table (radix_histogram, unless the first read or the scatter before
+ * counted it), its scan in one launch (radix_scan_pass) and the scatter, and a final copy
+ * back when the result ends in the temporaries; segmented sorts, and flat ones whose strategy partitions first, go to
  * the engine (segments.c). Everything that depends on the data is decided by the kernels, so
  * this code never waits for the device. Every command waits on the previous one's
  * event, so in-order and out-of-order queues behave the same.
@@ -18,8 +18,10 @@ typedef struct sort_plan {
     size_t tile;                          /* keys per tile: WG * KPT */
     cl_uint groups;                       /* work-groups (= blocks) of histogram and scatter */
     cl_uint block_len;                    /* keys per block */
-    scan_plan scan;                       /* of the count table */
+    cl_uint copy_groups;                  /* work-groups of radix_copy_back */
 } sort_plan;
+
+enum { COPY_KEYS_PER_ITEM = 16 };  /* radix_copy_back: most keys a work-item copies */
 
 /* 0 when the device's loop budget (loops.c) cannot run the sort. */
 static int plan_sort(const radix_params *params, const device_limits *limits, const sort_request *r,
@@ -42,9 +44,12 @@ static int plan_sort(const radix_params *params, const device_limits *limits, co
     /* With several blocks, block_len * (groups - 1) < n keeps it within 32 bits. */
     plan->block_len = plan->groups == 1 ? (cl_uint)n : (cl_uint)(tiles_per_block * plan->tile);
 
-    plan_scan((size_t)plan->groups << params->radix_bits, params->scan_wg, &plan->scan);
-    /* radix_trivial sums a digit's counts over the blocks in one work-item. */
-    return plan->groups < allowed;
+    plan->copy_groups = (cl_uint)groups_for(n, (size_t)params->scan_wg * COPY_KEYS_PER_ITEM);
+    /* radix_trivial sums a digit's counts over the blocks in one work-item, radix_scan_pass
+       a share of the table (each entry a sum over the blocks with FUSED) twice. */
+    const cl_ulong table = (cl_ulong)plan->groups << params->radix_bits;
+    const cl_ulong share = (table + params->scan_wg - 1) / params->scan_wg * (params->fused ? plan->groups : 1);
+    return plan->groups < allowed && 2 * share + 64 < allowed;
 }
 
 /* The bytes of each temporary buffer that a multi-pass sort needs. */
@@ -65,7 +70,7 @@ static void scratch_needs(const radix_params *params, const sort_plan *plan, con
        the bit range (see PLAN_* in cl/common.cl). */
     const size_t most_passes = (8 * (size_t)r->key_bytes + params->radix_bits - 1) / params->radix_bits;
     bytes[SCRATCH_PLAN] = (1 + 2 * most_passes + most_passes * radix) * word;
-    scan_bytes(&plan->scan, bytes);
+    bytes[SCRATCH_LEVELS] = table * word;  /* each pass's count table, scanned in place */
 }
 
 /* Digit passes of a sort of r with radix_bits-bit digits. */
@@ -75,12 +80,11 @@ static unsigned passes_of(const sort_request *r, unsigned radix_bits)
 }
 
 /* The plan of r's multi-pass sort with p, and the bytes of each temporary it needs;
-   returns their sum, or 0 when the device cannot run that sort (a table too large to scan,
-   or a loop budget too small). */
+   returns their sum, or 0 when the device cannot run that sort (a loop budget too small). */
 static cl_ulong plan_temporaries(const clradix_sorter *sorter, const radix_program *p, const sort_request *r,
                                  unsigned passes, sort_plan *plan, size_t bytes[SCRATCH_SLOTS])
 {
-    if (!plan_sort(&p->params, &sorter->limits, r, plan) || !scan_fits(&plan->scan))
+    if (!plan_sort(&p->params, &sorter->limits, r, plan))
         return 0;
     scratch_needs(&p->params, plan, r, passes, bytes);
     return scratch_total(bytes);
@@ -200,10 +204,8 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
         err = chain_kernel(c, p->plan, 1, p->params.scan_wg);
 
     for (cl_uint pass = 0; pass < passes && err == CL_SUCCESS; ++pass) {
-        err = set_args(p->gather, 6, ARG(pass), ARG(groups), ARG(plan_buffer), ARG(table_all), ARG(partials), ARG(table));
-        if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->gather, groups_for(radix * groups, p->params.scan_wg), p->params.scan_wg);
-        if (err == CL_SUCCESS && !p->params.fused) {
+        /* Pass 0 is the first to move data or skipped: radix_histogram_all counted for it. */
+        if (pass > 0 && !p->params.fused) {
             err = set_args(p->histogram, 12, ARG(b.first), ARG(b.second), ARG(n), ARG(plan->block_len), ARG(pass),
                            ARG(k->begin_bit), ARG(k->end_bit), KEY_ORDER_ARGS(k),
                            ARG(plan_buffer), ARG(table));
@@ -211,7 +213,10 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
                 err = chain_kernel(c, p->histogram, groups, p->params.wg);
         }
         if (err == CL_SUCCESS)
-            err = enqueue_scan(c, p, &plan->scan, s);
+            err = set_args(p->scan_pass, 6, ARG(pass), ARG(groups), ARG(plan_buffer), ARG(table_all), ARG(partials),
+                           ARG(table));
+        if (err == CL_SUCCESS)
+            err = chain_kernel(c, p->scan_pass, 1, p->params.scan_wg);
 
         /* The buffers a pass may use (values too when they move), then the rest. */
         const cl_uint buffer_args = r->values ? 6 : 3;
@@ -230,7 +235,7 @@ static cl_int enqueue_passes(chain *c, const radix_program *p, const sort_plan *
         err = set_args(p->copy_back, r->values ? 7 : 5, ARG(plan_buffer), ARG(n), ARG(copy_keys), ARG(b.first),
                        ARG(r->keys), ARG(b.first_values), ARG(r->values));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->copy_back, groups_for(n, p->params.scan_wg), p->params.scan_wg);
+        err = chain_kernel(c, p->copy_back, plan->copy_groups, p->params.scan_wg);
     return err;
 }
 

@@ -23,6 +23,7 @@ typedef struct radix_params {
     unsigned wg;             /* WG */
     unsigned kpt;            /* KPT */
     unsigned rank_bits;      /* RANK_BITS */
+    unsigned counter_digits; /* COUNTER_DIGITS (several work-items; tuning_fit sets it) */
     unsigned hist_copies;    /* HIST_COPIES */
     unsigned fused;          /* FUSED (0 or 1) */
     unsigned max_groups;     /* MAX_GROUPS: compute units * groups_per_cu */
@@ -120,7 +121,7 @@ typedef struct radix_program {
     enum program_kind kind;
     radix_params params;     /* after clamping to this variant's local memory and kernels */
     cl_program program;
-    cl_kernel histogram_all, histogram, trivial, plan, gather, scan, scan_add, scatter, copy_back;
+    cl_kernel histogram_all, histogram, trivial, plan, scan_pass, scan, scan_add, scatter, copy_back;
     cl_kernel sort_small;    /* when params.small_n > 0 */
     cl_kernel iota;          /* value variants of 4 and 8 bytes: argsort's first indices */
     /* PROGRAM_SEGMENTS (cl/segments.cl); seg_local when small_n > 0, seg_argsort_prepare

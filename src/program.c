@@ -14,7 +14,7 @@
 /* Each kind's sources, concatenated in this order. */
 enum { MAX_SOURCES = 8 };
 static const char *const source_files[PROGRAM_KINDS][MAX_SOURCES] = {
-    [PROGRAM_LSD] = { "common.cl", "histogram.cl", "plan.cl", "scan.cl", "scatter.cl", "small.cl", "iota.cl" },
+    [PROGRAM_LSD] = { "common.cl", "histogram.cl", "plan.cl", "scatter.cl", "small.cl", "iota.cl" },
     [PROGRAM_SEGMENTS] = { "common.cl", "scan.cl", "segments.cl" },
     [PROGRAM_TOPK] = { "common.cl", "topk.cl" },
     [PROGRAM_RECORDS] = { "common.cl", "records.cl" },
@@ -55,9 +55,9 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->sort_small, "radix_sort_small", LSD, 0, small },
         { &p->trivial, "radix_trivial", LSD, 1, 1 },
         { &p->plan, "radix_plan", LSD, 1, 1 },
-        { &p->gather, "radix_gather", LSD, 1, 1 },
-        { &p->scan, "radix_scan", LSD | SEGMENTS, 1, 1 },
-        { &p->scan_add, "radix_scan_add", LSD | SEGMENTS, 1, 1 },
+        { &p->scan_pass, "radix_scan_pass", LSD, 1, 1 },
+        { &p->scan, "radix_scan", SEGMENTS, 1, 1 },
+        { &p->scan_add, "radix_scan_add", SEGMENTS, 1, 1 },
         { &p->copy_back, "radix_copy_back", LSD, 1, 1 },
         { &p->iota, "radix_iota", LSD, 1, index_values },
         { &p->seg_start, "seg_start", SEGMENTS, 1, 1 },
@@ -387,8 +387,10 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
-             " -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u -D TINY_N=%u%s%s%s",
-             keys.bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->hist_copies, q->fused,
+             " -D COUNTER_DIGITS=%u -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u"
+             " -D TINY_N=%u%s%s%s",
+             keys.bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->counter_digits, q->hist_copies,
+             q->fused,
              q->max_groups, q->small_n, q->scan_wg, (unsigned)SEGMENT_TINY_N,
              keys.numpy_order ? " -D NUMPY_ORDER=1" : "",
              sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "",

@@ -69,6 +69,10 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
                                    size_t *local_bytes);
 
+/* Row index of the tuning table as a CLRADIX_TUNING text, every field (LOCAL_N only where it
+   is set): what a device of that row runs, for another device to be made to run it. */
+clradix_status clradix_testing_row_text(unsigned index, char *text, size_t size);
+
 #ifdef CLRADIX_TESTING_WRAP  /* set by internal.h: the library's calls go through the wrappers */
 #include <stdlib.h>
 

@@ -6,10 +6,12 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { FUSED_GROUPS_MAX = 64 };  /* FUSED keeps RADIX counters per group in local memory */
+enum { TILE_MAX = 32768 };       /* keys of a tile of several work-items (below 2^16: rank_digits) */
 
 /* A row's parameters: those of clradix_tuning, and those only CLRADIX_TUNING reaches
    (clradix_tuning keeps its 1.0 fields; see clradix.h). */
@@ -190,6 +192,7 @@ static void params_from(const row_params *row, const device_limits *limits, radi
     const unsigned max_wg = round_down_pow2(limits->max_wg);
     params->radix_bits = chosen->radix_bits;
     params->rank_bits = chosen->rank_bits;
+    params->counter_digits = 1u << chosen->rank_bits;  /* all at once, unless tuning_fit finds no room */
     params->wg = chosen->work_group_size < max_wg ? chosen->work_group_size : max_wg;
     params->kpt = chosen->keys_per_item;
     params->groups_per_cu = chosen->groups_per_unit;
@@ -273,24 +276,50 @@ typedef struct local_needs {
     size_t histogram, scatter, small, scan;
 } local_needs;
 
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+/* Bytes of tile_scratch (cl/common.cl) in a variant of several work-items: the counters of
+   rank_digits or the tile's keys or values in the same words, then the group's words. */
+static size_t tile_scratch_bytes(const radix_params *params, unsigned key_bytes, unsigned value_bytes)
+{
+    const size_t word = sizeof(cl_uint), radix = (size_t)1 << params->radix_bits, wg = params->wg;
+    const size_t tile = wg * params->kpt, lanes = params->counter_digits / 2, rake = lanes % 4 ? 1 : 4;
+    size_t shared = (lanes * wg + wg * rake) * word;  /* COUNTER_WORDS */
+    shared = tile * key_bytes > shared ? tile * key_bytes : shared;
+    shared = tile * value_bytes > shared ? tile * value_bytes : shared;
+    const size_t span = wg >= 128 ? 16 : wg >= 8 ? 8 : wg;
+    const size_t words = (wg + wg / span + 1) + (radix + 1) + 3 * radix + 4;
+    return round_up(round_up(shared, 16) + word * words, 16);
+}
+
 static local_needs local_needs_of(const radix_params *params, unsigned key_bytes, unsigned value_bytes)
 {
     const size_t word = sizeof(cl_uint), item = key_bytes + value_bytes;
     const size_t radix = (size_t)1 << params->radix_bits, rank_radix = (size_t)1 << params->rank_bits;
     const size_t passes = (8 * key_bytes + params->radix_bits - 1) / params->radix_bits;
     const unsigned wg = params->wg;
-    /* RANK_COUNTERS: a column per work-item, or with one a row per rank round of the key,
-       and at least RANK_SPANS (2) rows */
-    const size_t rounds = (8 * key_bytes + params->rank_bits - 1) / params->rank_bits;
-    const size_t counters = wg > 1 ? padded(rank_radix * wg, wg) : rank_radix * (rounds > 2 ? rounds : 2);
+    const size_t fused = params->fused ? radix * params->max_groups : 0;
     local_needs needs;
     needs.histogram = word * params->hist_copies * (passes * radix + 1);  /* radix_histogram_all */
-    /* radix_scatter, and seg_scatter and seg_medium with two words more (next, trivial) */
-    needs.scatter = 2 * padded((size_t)wg * params->kpt, wg) * item
-        + word * (counters + radix + padded(radix, wg) + 3 + (params->fused ? radix * params->max_groups : 0));
-    /* radix_sort_small, and seg_local with a word more (next) */
-    needs.small = params->small_n ? 2 * padded(params->small_n, wg) * item + word * (counters + 2) : 0;
     needs.scan = word * padded(2 * (size_t)params->scan_wg, wg);
+    if (wg > 1) {
+        /* radix_scatter (with FUSED's counts), seg_scatter, and seg_medium with its counts
+           and two words; radix_sort_small, and seg_local with a word more */
+        const size_t scratch = tile_scratch_bytes(params, key_bytes, value_bytes), medium = padded(radix, wg) + 2;
+        needs.scatter = scratch + word * (fused > medium ? fused : medium);
+        needs.small = params->small_n ? scratch + word : 0;
+        return needs;
+    }
+    /* One work-item: the tile in two buffers, RANK_COUNTERS (a row per rank round of the
+       key, and at least RANK_SPANS (2) rows), run_begin, digit_next and moved; radix_scatter
+       with FUSED's counts, seg_medium without; the local sorts two arrays of SMALL_N. */
+    const size_t rounds = (8 * key_bytes + params->rank_bits - 1) / params->rank_bits;
+    const size_t counters = rank_radix * (rounds > 2 ? rounds : 2);
+    needs.scatter = 2 * (size_t)params->kpt * item + word * (counters + 2 * radix + 3 + fused);
+    needs.small = params->small_n ? 2 * (size_t)params->small_n * item + word * (counters + 2) : 0;
     return needs;
 }
 
@@ -313,9 +342,22 @@ int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_b
             if (params->hist_copies == 1)
                 return 0;
             params->hist_copies /= 2;
+        } else if (params->wg > 1 && (size_t)params->wg * params->kpt > TILE_MAX) {
+            params->kpt /= 2;  /* ranks of a tile are counted in 16 bits (rank_digits) */
+        } else if (params->wg > 1 && params->small_n > params->wg * params->kpt) {
+            params->small_n = params->wg * params->kpt;  /* sorted as a tile (radix_sort_small) */
         } else if (needs.scatter > local_mem) {
-            if (params->kpt > 1)
+            /* Several work-items: the counters of fewer digits at once (up to four rounds of
+               counting, where they take more than the tile); then a smaller tile. */
+            const size_t counters = (size_t)params->counter_digits * params->wg * 2;
+            const size_t tile = (size_t)params->wg * params->kpt * (key_bytes > value_bytes ? key_bytes : value_bytes);
+            const unsigned rank_radix = 1u << params->rank_bits;
+            if (params->wg > 1 && params->counter_digits > 2 && counters >= tile && params->counter_digits > rank_radix / 4)
+                params->counter_digits /= 2;
+            else if (params->kpt > 1)
                 params->kpt /= 2;  /* a smaller tile */
+            else if (params->wg > 1 && params->counter_digits > 2)
+                params->counter_digits /= 2;
             else if (params->fused)
                 params->fused = 0;
             else if (!tuning_halve_wg(params, 0))
@@ -369,5 +411,19 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
     tuning_report(&params, shape);
     *local_bytes = tuning_local_estimate(&params, key_bytes, value_bytes);
     return CLRADIX_SUCCESS;
+}
+
+clradix_status clradix_testing_row_text(unsigned index, char *text, size_t size)
+{
+    if (index >= sizeof tuning_table / sizeof tuning_table[0] || size == 0)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t f = 0; f < TUNING_FIELDS; ++f) {
+        const unsigned value = tuning_value(&tuning_table[index].params, f);
+        if (value && used < size)
+            used += (size_t)snprintf(text + used, size - used, "%s%s=%u", used ? "," : "", tuning_fields[f].name, value);
+    }
+    return used < size ? CLRADIX_SUCCESS : CLRADIX_ERROR_INVALID_ARGUMENT;
 }
 #endif
