@@ -775,14 +775,15 @@ BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __loca
         }
         barrier(CLK_LOCAL_MEM_FENCE);  /* every key is counted */
 
-        uint total;
-#if RAKE_VECTOR == 4
-        __local uint4 *segment = (__local uint4 *)(counters + COUNTER_AT(lid * LANES));
-        uint4 sums = 0;
+        __local uint *words = counters + COUNTER_AT(lid * LANES);
+        uint sum = 0, total;
 #pragma unroll
-        for (uint q = 0; q < LANES / 4; ++q)
-            sums += segment[q];
-        uint prefix = group_prefix(sums.x + sums.y + sums.z + sums.w, s->sums, &total);
+        for (uint l = 0; l < LANES; ++l)  /* (word by word: oclgrind 21.10's --uninitialized crashes on the
+                                             shuffles that compilers make of a sum of vectors) */
+            sum += words[l];
+        uint prefix = group_prefix(sum, s->sums, &total);
+#if RAKE_VECTOR == 4
+        __local uint4 *segment = (__local uint4 *)words;
 #pragma unroll
         for (uint q = 0; q < LANES / 4; ++q) {
             const uint4 count = segment[q];
@@ -791,14 +792,9 @@ BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __loca
             prefix += xyz + count.w;
         }
 #else
-        __local uint *segment = counters + COUNTER_AT(lid * LANES);
-        uint sum = 0;
-        for (uint l = 0; l < LANES; ++l)
-            sum += segment[l];
-        uint prefix = group_prefix(sum, s->sums, &total);
         for (uint l = 0; l < LANES; ++l) {
-            const uint count = segment[l];
-            segment[l] = prefix;
+            const uint count = words[l];
+            words[l] = prefix;
             prefix += count;
         }
 #endif

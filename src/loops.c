@@ -30,7 +30,8 @@ cl_ulong loops_allowed(const device_limits *limits)
 
 /* The constants of the shape the bounds use. */
 typedef struct loop_shape {
-    cl_ulong wg, kpt, tile, radix_bits, radix, rank_bits, rank_radix, rank_rounds, hist_copies, key_bits, passes;
+    cl_ulong wg, kpt, tile, radix_bits, radix, rank_bits, rank_radix, rank_rounds, counter_digits, hist_copies, key_bits;
+    cl_ulong passes;
 } loop_shape;
 
 static loop_shape shape_of(const radix_params *q, unsigned key_bytes)
@@ -44,6 +45,7 @@ static loop_shape shape_of(const radix_params *q, unsigned key_bytes)
     s.rank_bits = q->rank_bits;
     s.rank_radix = (cl_ulong)1 << q->rank_bits;
     s.rank_rounds = up(q->radix_bits, q->rank_bits);
+    s.counter_digits = q->counter_digits;
     s.hist_copies = q->hist_copies;
     s.key_bits = 8 * (cl_ulong)key_bytes;
     s.passes = up(s.key_bits, q->radix_bits);
@@ -60,18 +62,30 @@ static cl_ulong scan_loops(cl_ulong count, cl_ulong size)
     return total;
 }
 
-/* rank_round over chunk keys per work-item. */
-static cl_ulong rank_round_loops(const loop_shape *s, cl_ulong chunk)
+/* rank_round of one work-item over n keys (cl/common.cl). */
+static cl_ulong rank_round_loops(const loop_shape *s, cl_ulong n)
 {
-    return s->rank_radix + 2 * chunk + scan_loops(s->rank_radix * s->wg, s->wg) + up(s->rank_radix, s->wg);
+    return 2 * s->rank_radix + 2 * n + s->rank_radix;
 }
 
-/* local_sort of n keys by bits of their image (at most the key's width). */
+/* Several work-items: rank_digits of a tile, with the counters of counter_digits digits at
+   once (the raking segments read as vectors of 4 or words), and group_prefix. */
+static cl_ulong rank_digits_loops(const loop_shape *s)
+{
+    const cl_ulong lanes = s->counter_digits / 2, rake = lanes % 4 ? lanes : lanes / 4;
+    const cl_ulong span = s->wg >= 128 ? 16 : s->wg >= 8 ? 8 : s->wg;
+    const cl_ulong prefix = span + s->wg / span;
+    const cl_ulong chunk = lanes + 2 * s->kpt + 2 * rake + prefix + up(s->counter_digits, s->wg);
+    return s->kpt + (s->rank_radix / s->counter_digits) * chunk;
+}
+
+/* local_sort (one work-item) or sort_tile (several) of n keys by bits of their image (at most
+   the key's width). */
 static cl_ulong local_sort_loops(const loop_shape *s, cl_ulong n, cl_ulong bits)
 {
     const cl_ulong rounds = up(bits, s->rank_bits);
-    if (s->wg > 1)
-        return rounds * (1 + rank_round_loops(s, up(n, s->wg)));
+    if (s->wg > 1)  /* the varying bits, then per round the digits, a rank, keys and values moved */
+        return s->kpt + rounds * (5 * s->kpt + rank_digits_loops(s));
     /* One work-item: the few-keys sort (FEW_KEYS, FEW_PER_BUCKET), then the rounds, each
        row of counters counted in one read. */
     const cl_ulong rows = up(s->key_bits, s->rank_bits);
@@ -79,20 +93,20 @@ static cl_ulong local_sort_loops(const loop_shape *s, cl_ulong n, cl_ulong bits)
     return few + s->rank_radix * rows + n * (1 + rows) + rounds * (1 + s->rank_radix + n);
 }
 
-/* rank_tile of one tile by a digit of the shape's radix bits. */
-static cl_ulong rank_tile_loops(const loop_shape *s)
+/* One tile moved by a digit (scatter_tile in cl/common.cl): loaded, ordered (one work-item:
+   a rank round or a local sort, then each digit's run written; several: rank_digits, or
+   sort_tile and the runs found, then the keys and values written), with FUSED's counts
+   stepping through up to `groups` blocks per key. */
+static cl_ulong tile_loops(const loop_shape *s, cl_ulong groups)
 {
-    if (s->rank_rounds == 1)
-        return rank_round_loops(s, s->kpt);
-    return local_sort_loops(s, s->tile, s->radix_bits) + up(s->radix, s->wg) + s->kpt + scan_loops(s->radix, s->wg);
-}
-
-/* One tile moved by a digit: loaded, ranked, written run by run (radix_scatter, and
-   scatter_range with store_runs in cl/segments.cl). */
-static cl_ulong tile_loops(const loop_shape *s)
-{
-    const cl_ulong store = s->wg == 1 ? s->radix + s->tile : s->kpt + up(s->radix, s->wg);
-    return 1 + s->kpt + rank_tile_loops(s) + store;
+    if (s->wg == 1) {
+        const cl_ulong order = s->rank_rounds == 1 ? rank_round_loops(s, s->tile)
+                                                   : local_sort_loops(s, s->tile, s->radix_bits) + 3 * s->radix;
+        return 1 + s->tile + order + s->radix + s->tile * (1 + groups);
+    }
+    const cl_ulong order = s->rank_rounds == 1 ? rank_digits_loops(s) : local_sort_loops(s, s->tile, s->radix_bits)
+                                                                       + 2 * up(s->radix, s->wg);
+    return 1 + 5 * s->kpt + order + up(s->radix, s->wg) + s->kpt * (1 + groups);
 }
 
 cl_ulong loops_lsd_tiles(const radix_params *q, unsigned key_bytes, cl_ulong allowed)
@@ -102,7 +116,8 @@ cl_ulong loops_lsd_tiles(const radix_params *q, unsigned key_bytes, cl_ulong all
        tile (the scatter's tile is the most). */
     const cl_ulong once = up(s.hist_copies * (s.passes * s.radix + 1), s.wg) + s.passes
                         + up(s.passes * s.radix, s.wg) * (1 + s.hist_copies) + up(s.radix, s.wg);
-    const cl_ulong per_tile = tile_loops(&s) > 1 + s.kpt * (1 + s.passes) ? tile_loops(&s) : 1 + s.kpt * (1 + s.passes);
+    const cl_ulong tile = tile_loops(&s, q->fused ? q->max_groups : 0), count = 1 + s.kpt * (1 + s.passes);
+    const cl_ulong per_tile = tile > count ? tile : count;
     return allowed > once + per_tile ? (allowed - once) / per_tile : 0;
 }
 
@@ -119,7 +134,7 @@ cl_ulong loops_engine_block(const radix_params *q, unsigned key_bytes, cl_ulong 
        (the digits' offsets, then the block's tiles); the larger. */
     const cl_ulong count = 1 + up(s.hist_copies * (s.radix + 1), s.wg) + up(block_len, s.wg)
                          + up(s.radix, s.wg) * (1 + s.hist_copies) + s.wg;
-    const cl_ulong move = 1 + 2 * up(s.radix, s.wg) + up(block_len, s.tile) * tile_loops(&s);
+    const cl_ulong move = 1 + 2 * up(s.radix, s.wg) + up(block_len, s.tile) * tile_loops(&s, 0);
     return count > move ? count : move;
 }
 
@@ -129,7 +144,7 @@ cl_ulong loops_medium_job(const radix_params *q, unsigned key_bytes, cl_ulong le
     if (s.wg == 1)
         return 1 + s.passes * s.radix + len * (1 + s.passes) + s.passes * (1 + s.radix + len) + len;
     const cl_ulong pass = 1 + 3 * up(s.radix, s.wg) + up(len, s.wg) + scan_loops(s.radix, s.wg)
-                        + up(len, s.tile) * tile_loops(&s);
+                        + up(len, s.tile) * tile_loops(&s, 0);
     return 1 + s.passes * pass + up(len, s.wg);
 }
 

@@ -530,7 +530,7 @@ clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, key_v
 
 #ifdef CLRADIX_TESTING
 clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
-                                       clradix_tuning *shape, cl_ulong *local_bytes)
+                                       clradix_tuning *shape, unsigned *counter_digits, cl_ulong *local_bytes)
 {
     /* The LSD program's variant: the shape docs/tuning.md lists. (The engine's kernels are
        checked against the device's local memory when they are created, and compiling them
@@ -540,6 +540,7 @@ clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_byte
     if (status != CLRADIX_SUCCESS)
         return status;
     tuning_report(&p->params, shape);
+    *counter_digits = p->params.counter_digits;
     kernel_entry kernels[KERNEL_COUNT];
     kernel_table(p, value_bytes, kernels);
     *local_bytes = 0;

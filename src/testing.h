@@ -60,14 +60,16 @@ void clradix_testing_size_max(size_t max);
 void clradix_testing_max_keys_in_core(size_t n);
 
 /* The shape the sorter's variant for key_bytes and value_bytes is built with (built now
-   if it was not), and the most local memory one of its kernels uses. */
+   if it was not), the digits its ranking counts at once (COUNTER_DIGITS), and the most
+   local memory one of its kernels uses. */
 clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_bytes, unsigned value_bytes,
-                                       clradix_tuning *shape, cl_ulong *local_bytes);
+                                       clradix_tuning *shape, unsigned *counter_digits, cl_ulong *local_bytes);
 /* Without a device: the shape that tuning row gets for that variant on a device with these
-   limits, and the local memory its largest kernel declares (as the library estimates it). */
+   limits, the digits its ranking counts at once, and the local memory its largest kernel
+   declares (as the library estimates it). */
 clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem, size_t max_wg, cl_uint compute_units,
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
-                                   size_t *local_bytes);
+                                   unsigned *counter_digits, size_t *local_bytes);
 
 /* Row index of the tuning table as a CLRADIX_TUNING text, every field (LOCAL_N only where it
    is set): what a device of that row runs, for another device to be made to run it. */

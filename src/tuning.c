@@ -46,25 +46,33 @@ static const tuning_row tuning_table[] = {
        runtime 256 KiB); CPU devices with less run work-items as SIMD lanes (below). */
     { NULL, CL_DEVICE_TYPE_CPU, NULL, 128 * 1024,
       { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0 }, "CPUs" },
-    /* GPUs (published designs: 8-bit digits, 256 work-items, many groups), ranked in two
-       4-bit rounds to keep the counters small; tiles of 2048 keys, so that 32-bit keys run
-       exactly this shape in 48 KiB of local memory (NVIDIA's limit per group; AMD and
-       Intel have 64). Other variants use smaller tiles where they must: docs/tuning.md lists
-       them. Flat sorts by LSD passes, segments of up to 2^14 keys one work-group's; a top-k
-       of a quarter of the keys or more by a full sort's prefix. Not yet measured on a GPU. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
+    /* GPUs: 8-bit digits, each tile's digit ranked in one round (rank_digits in cl/common.cl:
+       packed per-work-item counters, a raking scan), 32 keys per work-item held in private
+       memory: the counters cost a tile RADIX / 2 words per work-item, so they must be
+       shared by many keys; 128 work-items, so that the counters of half the digits fit
+       beside the tile (two rounds of counting, one move) in 48 KiB (NVIDIA's limit per
+       group; AMD and Intel have 64, where all of them would not fit either). Counted under
+       oclgrind at each row's limits against 256 x 16 and 64 x 32 (scripts/gpu-work-count.sh,
+       docs/performance.md#on-a-gpu): the fewest instructions and local bytes per key. Other
+       variants use smaller tiles where they must: docs/tuning.md lists them. Flat sorts by
+       LSD passes, segments of up to 2^14 keys one work-group's; a top-k of a quarter of the
+       keys or more by a full sort's prefix. Not yet measured on a GPU. */
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4 },
       "NVIDIA GPUs" },
     { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, 0,
-      { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 }, "AMD GPUs" },
-    { "Intel", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 256, 8, 4, 8, 4, 1, 2048 }, STRATEGY_LSD, 16384, 0, 4 },
+      { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4 }, "AMD GPUs" },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4 },
       "Intel GPUs" },
-    /* Other GPUs: 32-bit keys as given in 32 KiB. */
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 8, 4, 8, 2, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 }, "other GPUs" },
+    /* Other GPUs (32 KiB: Mali, Adreno, Apple): 64 work-items, the counters of half the
+       digits at once beside tiles of 2048 keys (counted as the rows above: 128 work-items
+       left 64-bit keys tiles of half the size). */
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 64, 32, 8, 8, 2, 1, 2048 }, STRATEGY_LSD, 8192, 0, 4 }, "other GPUs" },
     /* CPUs with little local memory, which run a work-group's work-items as the lanes of
        SIMD instructions (Mesa's llvmpipe: 8 lanes of 32 bits, 32 KiB): one group of 8 at
-       a time, large tiles, LSD passes (at 2^20 u32 keys 2x faster than partitioning first,
-       and 8 work-items 1.2-1.4x faster than 16 or 32; rusticl 22.3, one run each). */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, 0, { { 8, 8, 128, 4, 1, 1, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 },
+       a time, large tiles ranked in one round, LSD passes (at 2^20 u32 keys 2x faster than
+       partitioning first, and 8 work-items 1.2-1.4x faster than 16 or 32; rusticl 22.3,
+       one run each). */
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, 0, { { 8, 8, 128, 8, 1, 1, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 },
       "CPUs with little local memory" },
     /* Anything else: small, conservative shape. */
     { NULL, CL_DEVICE_TYPE_ALL, NULL, 0, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0, 4 },
@@ -394,7 +402,7 @@ int tuning_supported(const device_limits *limits, const radix_params *params)
 #ifdef CLRADIX_TESTING
 clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem, size_t max_wg, cl_uint compute_units,
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
-                                   size_t *local_bytes)
+                                   unsigned *counter_digits, size_t *local_bytes)
 {
     row_params chosen = tuning_table[0].params, from_caller = { *row, 0, 0, 0, 0 };
     clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
@@ -409,6 +417,7 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
     if (!tuning_fit(&params, &limits, key_bytes, value_bytes))
         return CLRADIX_ERROR_UNSUPPORTED;
     tuning_report(&params, shape);
+    *counter_digits = params.counter_digits;
     *local_bytes = tuning_local_estimate(&params, key_bytes, value_bytes);
     return CLRADIX_SUCCESS;
 }

@@ -81,9 +81,9 @@ enum { MIX = sizeof mix / sizeof mix[0] };
                    .hist_copies = 4, .fused = 1, .small_n = 512 }
 #define RADIX5 { .radix_bits = 5, .work_group_size = 4, .keys_per_item = 16, .rank_bits = 3, .groups_per_unit = 3, \
                  .hist_copies = 2, .fused = 2, .small_n = 1 }
-#define GPU_ROW { 8, 256, 8, 4, 8, 4, 1, 2048 }      /* NVIDIA, AMD and Intel GPUs */
-#define SIMD_CPU_ROW { 8, 8, 128, 4, 1, 1, 1, 1024 } /* CPUs with little local memory (Mesa's llvmpipe) */
-#define OTHER_GPU_ROW { 8, 128, 8, 4, 8, 2, 1, 1024 } /* other GPUs */
+#define GPU_ROW { 8, 128, 32, 8, 8, 4, 1, 4096 }     /* NVIDIA, AMD and Intel GPUs */
+#define SIMD_CPU_ROW { 8, 8, 128, 8, 1, 1, 1, 1024 } /* CPUs with little local memory (Mesa's llvmpipe) */
+#define OTHER_GPU_ROW { 8, 64, 32, 8, 8, 2, 1, 2048 } /* other GPUs */
 #define LIMITS_48K "--local-mem-size 49152 --max-wgsize 1024"
 #define LIMITS_64K "--local-mem-size 65536 --max-wgsize 256"
 

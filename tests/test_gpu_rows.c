@@ -73,14 +73,15 @@ START_TEST(test_gpu_row)
     for (unsigned key_bytes = 4; key_bytes <= 8; key_bytes += 4)
         for (int v = 0; v < 4; ++v) {
             clradix_tuning shape, expected;
+            unsigned digits = 0, expected_digits = 0;
             cl_ulong local = 0;
             size_t estimate = 0;
             ck_assert_int_eq(clradix_testing_fit(row, limits[l].local_mem, limits[l].max_wg, 1, key_bytes,
-                                                 value_sizes[v], &expected, &estimate),
+                                                 value_sizes[v], &expected, &expected_digits, &estimate),
                              CLRADIX_SUCCESS);
-            ck_assert_int_eq(clradix_testing_variant(dev.sorter, key_bytes, value_sizes[v], &shape, &local),
+            ck_assert_int_eq(clradix_testing_variant(dev.sorter, key_bytes, value_sizes[v], &shape, &digits, &local),
                              CLRADIX_SUCCESS);
-            ck_assert_msg(!memcmp(&shape, &expected, sizeof shape),
+            ck_assert_msg(!memcmp(&shape, &expected, sizeof shape) && digits == expected_digits,
                           "%s under %s, %u-byte keys, %u-byte values: built %u x %u, docs/tuning.md lists %u x %u",
                           names[r],
                           limits[l].name, key_bytes, value_sizes[v], shape.work_group_size, shape.keys_per_item,

@@ -1,8 +1,10 @@
 /*
  * Prints, for every GPU row of the built-in tuning table, the shape each program variant
- * really gets on a device with 48 KiB and with 64 KiB of local memory (work-groups of up
- * to 1024): tile (work-items x keys each), the largest single-launch sort, and the local
- * memory its largest kernel declares. docs/tuning.md's table is this output
+ * really gets on a device with 32, 48 and 64 KiB of local memory (work-groups of up to
+ * 1024): tile (work-items x keys each), the digits whose counters a tile's ranking holds at
+ * once (in parentheses where that is fewer than all 256, which then take several rounds of
+ * counting), the largest single-launch sort, and the local memory its largest kernel
+ * declares. docs/tuning.md's table is this output
  * (tests/tuning-table-check.sh compares them); test_gpu_rows checks it against the
  * programs a device builds.
  */
@@ -12,7 +14,7 @@
 #include <string.h>
 
 static const unsigned value_sizes[] = { 0, 4, 8, 16 };
-static const cl_ulong local_sizes[] = { 48 * 1024, 64 * 1024 };
+static const cl_ulong local_sizes[] = { 32 * 1024, 48 * 1024, 64 * 1024 };
 
 int main(void)
 {
@@ -42,13 +44,18 @@ int main(void)
                        (unsigned long long)(local_sizes[l] / 1024), key_bytes * 8);
                 for (size_t v = 0; v < sizeof value_sizes / sizeof value_sizes[0]; ++v) {
                     clradix_tuning shape;
+                    unsigned digits;
                     size_t bytes;
-                    if (clradix_testing_fit(&row, local_sizes[l], 1024, 1, key_bytes, value_sizes[v], &shape, &bytes)
+                    if (clradix_testing_fit(&row, local_sizes[l], 1024, 1, key_bytes, value_sizes[v], &shape, &digits,
+                                            &bytes)
                         != CLRADIX_SUCCESS) {
                         printf(" does not fit |");
                         continue;
                     }
-                    printf(" %u x %u, %u, %.1f KiB |", shape.work_group_size, shape.keys_per_item,
+                    char counted[32] = "";
+                    if (digits < 1u << shape.radix_bits)
+                        snprintf(counted, sizeof counted, " (%u)", digits);
+                    printf(" %u x %u%s, %u, %.1f KiB |", shape.work_group_size, shape.keys_per_item, counted,
                            shape.small_n > 1 ? shape.small_n : 0, bytes / 1024.0);
                 }
                 printf("\n");
