@@ -49,8 +49,8 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 11
-#define CLRADIX_VERSION_PATCH 1
+#define CLRADIX_VERSION_MINOR 12
+#define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
 
@@ -233,7 +233,7 @@ typedef struct clradix_tuning {
     unsigned radix_bits;       /* RADIX_BITS: bits sorted per pass, 1..8 */
     unsigned work_group_size;  /* WG: work-items per group of the sort kernels, a power of two */
     unsigned keys_per_item;    /* KPT: keys each work-item ranks per tile, 1..256 */
-    unsigned rank_bits;        /* RANK_BITS: bits ranked per round inside a tile, 1..radix_bits */
+    unsigned rank_bits;        /* RANK_BITS: bits of the digit ranked per round inside a tile, 1..radix_bits */
     unsigned groups_per_unit;  /* GROUPS_PER_CU: work-groups per compute unit, 1..1024 */
     unsigned hist_copies;      /* HIST_COPIES: sub-histograms per work-group, a power of two up to
                                   work_group_size (equal to it: counting without atomics) */

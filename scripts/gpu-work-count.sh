@@ -7,21 +7,24 @@
 # out), barriers (once per work-item that reaches one), local-memory bytes and accesses
 # (loads and stores; atomics apart), global-memory bytes, atomics (local and global); and
 # the launches per sort. docs/performance.md ("On a GPU") shows it and what it leaves out.
-# Usage: gpu-work-count.sh [-b BUILD_DIR] [-n KEYS] [-r ROWS] [-c CASES]
+# Usage: gpu-work-count.sh [-b BUILD_DIR] [-n KEYS] [-r ROWS] [-c CASES] [-l MOST]
 #   ROWS: names of the limits below (default: all); CASES: work_count's cases (default:
-#   u32 u32-pairs u64 segments topk); KEYS: default 2^18 (262144).
-# Exits 1 when a sort is wrong or oclgrind fails.
+#   u32 u32-pairs u64 segments topk); KEYS: default 2^18 (262144); MOST: fail when a sort
+#   executes more instructions per key (the test suite's check).
+# Exits 1 when a sort is wrong, oclgrind fails or a sort passes MOST.
 set -eu
 build=build
 n=262144
 rows="nvidia amd intel other"
 cases="u32 u32-pairs u64 segments topk"
-while getopts b:n:r:c: opt; do
+most=0
+while getopts b:n:r:c:l: opt; do
     case $opt in
         b) build=$OPTARG ;;
         n) n=$OPTARG ;;
         r) rows=$OPTARG ;;
         c) cases=$OPTARG ;;
+        l) most=$OPTARG ;;
         *) exit 2 ;;
     esac
 done
@@ -58,7 +61,7 @@ for name in $rows; do
             cat "$log" >&2
             exit 1
         fi
-        awk -v n="$n" -v row="$device ($((local / 1024)) KiB, $wg, $units)" -v c="$c" '
+        awk -v n="$n" -v row="$device ($((local / 1024)) KiB, $wg, $units)" -v c="$c" -v most="$most" '
             /^Instructions executed for kernel/ { launches++; next }
             /^ *[0-9]+ - / {
                 count = $1
@@ -75,6 +78,10 @@ for name in $rows; do
                 if (copies) { print "gpu-work-count: built-in copies, not counted" > "/dev/stderr"; exit 1 }
                 printf "| %s | %s | %.0f | %.2f | %.0f | %.1f | %.1f | %.2f | %d |\n", row, c, instructions / n,
                        barriers / n, local_bytes / n, local_accesses / n, global_bytes / n, atomics / n, launches
+                if (most && instructions / n > most) {
+                    print "gpu-work-count: " c ": more than " most " instructions per key" > "/dev/stderr"
+                    exit 1
+                }
             }' "$log"
     done
 done

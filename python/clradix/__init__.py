@@ -20,7 +20,7 @@ from . import _device, _host, _keys, _library, _records, _sorter
 from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
-__version__ = "1.11.1"
+__version__ = "1.12.0"
 __all__ = ["sort", "argsort", "lexsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
            "library_path"]
 
