@@ -778,8 +778,8 @@ BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __loca
         __local uint *words = counters + COUNTER_AT(lid * LANES);
         uint sum = 0, total;
 #pragma unroll
-        for (uint l = 0; l < LANES; ++l)  /* (word by word: oclgrind 21.10's --uninitialized crashes on the
-                                             shuffles that compilers make of a sum of vectors) */
+        for (uint l = 0; l < LANES; ++l)  /* word by word: oclgrind 21.10 --uninitialized crashes on the
+                                             sum of a vector's components (tests/oclgrind-vector-sum.cl) */
             sum += words[l];
         uint prefix = group_prefix(sum, s->sums, &total);
 #if RAKE_VECTOR == 4
