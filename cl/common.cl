@@ -659,15 +659,14 @@ void scatter_tile(__global const radix_key *src, IF_VALUES(__global const radix_
 /* Loops over a work-item's keys: unrolled, so that the keys stay in registers. */
 #define UNROLL_KEYS _Pragma("unroll")
 
-
 /*
  * The counters of rank_digits: per work-item a 16-bit count of each of COUNTER_DIGITS
  * digits, two to a word (digit d in lane d % LANES, the low half for d < LANES), laid out
  * lane-major (word lane * WG + work-item), so that one scan of the words in that order
- * is digit-major. Raking reads a segment of LANES words as vectors of 4 where LANES
- * allows; each segment starts RAKE_VECTOR words past the end of the one before, so that it
- * is aligned for them and work-items raking side by side fall in different banks of GPU
- * local memory.
+ * is digit-major. Raking pushes the prefixes through a segment of LANES words as vectors
+ * of 4 where LANES allows; each segment starts RAKE_VECTOR words past the end of the one
+ * before, so that it is aligned for them and work-items raking side by side fall in
+ * different banks of GPU local memory.
  */
 #define LANES (COUNTER_DIGITS / 2)
 #define CHUNKS (RANK_RADIX / COUNTER_DIGITS)
@@ -812,8 +811,8 @@ BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __loca
         }
         for (uint d = lid; d < COUNTER_DIGITS; d += WG) {  /* where work-item 0's keys of d go */
             const uint high = d / LANES * 16;
-            s->run_begin[chunk * COUNTER_DIGITS + d] = before + ((counters[COUNTER_AT(d % LANES * WG)] >> high) & 0xFFFF)
-                                                     + (high ? low_total : 0);
+            const uint first_key = (counters[COUNTER_AT(d % LANES * WG)] >> high) & 0xFFFF;
+            s->run_begin[chunk * COUNTER_DIGITS + d] = before + first_key + (high ? low_total : 0);
         }
         before += low_total + (total >> 16);
         if (CHUNKS > 1)

@@ -89,7 +89,8 @@ void radix_scan_pass(uint pass, uint groups, __global const uint *plan, __global
     const uint j = plan[PLAN_PASS + pass];
     /* (No return before the barriers of the scan: POCL 3.1 miscompiles this kernel with one.) */
     const uint count = j == SKIPPED ? 0 : RADIX * groups, lid = get_local_id(0);
-    const uint share = (count + SCAN_WG - 1) / SCAN_WG, first = min(lid * share, count), last = min(first + share, count);
+    const uint share = (count + SCAN_WG - 1) / SCAN_WG;
+    const uint first = min(lid * share, count), last = min(first + share, count);
     uint sum = 0;
     for (uint i = first; i < last; ++i)
         sum += pass_count(i, j, pass, groups, table_all, partials, table);

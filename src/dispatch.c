@@ -5,10 +5,10 @@
  * the plan of which passes move data (radix_trivial, radix_plan, on the device), then per
  * pass the count table (radix_histogram, unless the first read or the scatter before
  * counted it), its scan in one launch (radix_scan_pass) and the scatter, and a final copy
- * back when the result ends in the temporaries; segmented sorts, and flat ones whose strategy partitions first, go to
- * the engine (segments.c). Everything that depends on the data is decided by the kernels, so
- * this code never waits for the device. Every command waits on the previous one's
- * event, so in-order and out-of-order queues behave the same.
+ * back when the result ends in the temporaries; segmented sorts, and flat ones whose
+ * strategy partitions first, go to the engine (segments.c). Everything that depends on the
+ * data is decided by the kernels, so this code never waits for the device. Every command
+ * waits on the previous one's event, so in-order and out-of-order queues behave the same.
  */
 #include "internal.h"
 

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Held over a host sort's map and unmap where the driver needs them one at a time
+   (limits.serialize_maps): its bug spans buffers, queues and sorters, so one for all. */
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A queue of the sorter's own for one host-array call, not used by any other call meanwhile. */
 clradix_status host_queue_acquire(clradix_sorter *sorter, cl_command_queue *queue)
@@ -67,6 +70,11 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
     const cl_mem written[] = { r->argsort ? NULL : r->keys, r->values };
     const size_t sizes[] = { r->keys_size, r->values_size };
     cl_event unmapped[2] = { NULL, NULL };
+    const int serialized = sorter->limits.serialize_maps;
+    if (serialized && status == CLRADIX_SUCCESS)  /* the sort ends first, outside the lock */
+        status = status_from_cl(clWaitForEvents(1, &sorted));
+    if (serialized)
+        pthread_mutex_lock(&map_lock);
     for (int i = 0; i < 2 && status == CLRADIX_SUCCESS; ++i) {
         if (!written[i])
             continue;
@@ -82,6 +90,8 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
                 status = status_from_cl(clWaitForEvents(1, &unmapped[i]));
             clReleaseEvent(unmapped[i]);
         }
+    if (serialized)
+        pthread_mutex_unlock(&map_lock);
     if (status != CLRADIX_SUCCESS)
         clFinish(queue);  /* what a failed sort did enqueue works in the arrays: done before they go back */
     return host_sort_release(sorter, r, sorted, status);

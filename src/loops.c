@@ -30,8 +30,8 @@ cl_ulong loops_allowed(const device_limits *limits)
 
 /* The constants of the shape the bounds use. */
 typedef struct loop_shape {
-    cl_ulong wg, kpt, tile, radix_bits, radix, rank_bits, rank_radix, rank_rounds, counter_digits, hist_copies, key_bits;
-    cl_ulong passes;
+    cl_ulong wg, kpt, tile, radix_bits, radix, rank_bits, rank_radix, rank_rounds, counter_digits, hist_copies;
+    cl_ulong key_bits, passes;
 } loop_shape;
 
 static loop_shape shape_of(const radix_params *q, unsigned key_bytes)

@@ -360,7 +360,8 @@ int tuning_fit(radix_params *params, const device_limits *limits, unsigned key_b
             const size_t counters = (size_t)params->counter_digits * params->wg * 2;
             const size_t tile = (size_t)params->wg * params->kpt * (key_bytes > value_bytes ? key_bytes : value_bytes);
             const unsigned rank_radix = 1u << params->rank_bits;
-            if (params->wg > 1 && params->counter_digits > 2 && counters >= tile && params->counter_digits > rank_radix / 4)
+            if (params->wg > 1 && params->counter_digits > 2 && params->counter_digits > rank_radix / 4
+                && counters >= tile)
                 params->counter_digits /= 2;
             else if (params->kpt > 1)
                 params->kpt /= 2;  /* a smaller tile */
@@ -431,7 +432,8 @@ clradix_status clradix_testing_row_text(unsigned index, char *text, size_t size)
     for (size_t f = 0; f < TUNING_FIELDS; ++f) {
         const unsigned value = tuning_value(&tuning_table[index].params, f);
         if (value && used < size)
-            used += (size_t)snprintf(text + used, size - used, "%s%s=%u", used ? "," : "", tuning_fields[f].name, value);
+            used += (size_t)snprintf(text + used, size - used, "%s%s=%u", used ? "," : "", tuning_fields[f].name,
+                                     value);
     }
     return used < size ? CLRADIX_SUCCESS : CLRADIX_ERROR_INVALID_ARGUMENT;
 }

@@ -355,8 +355,16 @@ clradix_status run_sort(test_device *t, const sort_call *call, clradix_key_type 
         status = clradix_argsort(t->sorter, t->queue, type, kb, vb, vs, n, options, 0, NULL, &done);
         break;
     }
-    if (status == CLRADIX_SUCCESS && (!done || clWaitForEvents(1, &done) != CL_SUCCESS))
-        status = CLRADIX_ERROR_OPENCL;
+    if (status == CLRADIX_SUCCESS) {
+        const cl_int waited = done ? clWaitForEvents(1, &done) : CL_INVALID_EVENT;
+        cl_int state = CL_COMPLETE;
+        if (done)
+            clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+        if (waited != CL_SUCCESS) {  /* the test's own wait, not the call: say so in the log */
+            fprintf(stderr, "run_sort: the sort's event: clWaitForEvents %d, execution status %d\n", waited, state);
+            status = CLRADIX_ERROR_OPENCL;
+        }
+    }
     if (done)
         clReleaseEvent(done);
     /* Read back also after an error: what the call left in the buffers is part of its contract. */
