@@ -11,10 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Held over a host sort's map and unmap where the driver needs them one at a time
-   (limits.serialize_maps): its bug spans buffers, queues and sorters, so one for all. */
-static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* A queue of the sorter's own for one host-array call, not used by any other call meanwhile. */
 clradix_status host_queue_acquire(clradix_sorter *sorter, cl_command_queue *queue)
 {
@@ -70,11 +66,6 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
     const cl_mem written[] = { r->argsort ? NULL : r->keys, r->values };
     const size_t sizes[] = { r->keys_size, r->values_size };
     cl_event unmapped[2] = { NULL, NULL };
-    const int serialized = sorter->limits.serialize_maps;
-    if (serialized && status == CLRADIX_SUCCESS)  /* the sort ends first, outside the lock */
-        status = status_from_cl(clWaitForEvents(1, &sorted));
-    if (serialized)
-        pthread_mutex_lock(&map_lock);
     for (int i = 0; i < 2 && status == CLRADIX_SUCCESS; ++i) {
         if (!written[i])
             continue;
@@ -90,8 +81,6 @@ static clradix_status host_sort_in_place(clradix_sorter *sorter, cl_command_queu
                 status = status_from_cl(clWaitForEvents(1, &unmapped[i]));
             clReleaseEvent(unmapped[i]);
         }
-    if (serialized)
-        pthread_mutex_unlock(&map_lock);
     if (status != CLRADIX_SUCCESS)
         clFinish(queue);  /* what a failed sort did enqueue works in the arrays: done before they go back */
     return host_sort_release(sorter, r, sorted, status);
@@ -148,7 +137,8 @@ static cl_ulong host_bytes_in_core(clradix_sorter *sorter, const sort_request *r
     return (cl_ulong)r->keys_size + r->values_size + temporaries;
 }
 
-/* host_sort_in_core once admitted (memory.c): in the arrays themselves, or through copies. */
+/* host_sort_in_core once admitted (memory.c): in the arrays themselves, or through copies
+   (where the device is not in the host's memory, or its maps fail: limits.no_host_maps). */
 static clradix_status sort_admitted(clradix_sorter *sorter, cl_command_queue queue, sort_request *r,
                                     const void *keys_in, const void *values_in, void *keys_out, void *values_out,
                                     int *touched)
@@ -156,7 +146,8 @@ static clradix_status sort_admitted(clradix_sorter *sorter, cl_command_queue que
     int written = 0;
     touched = touched ? touched : &written;
     *touched = 0;
-    return sorter->limits.host_unified && keys_out == keys_in && values_out == values_in
+    const int in_place = sorter->limits.host_unified && !sorter->limits.no_host_maps;
+    return in_place && keys_out == keys_in && values_out == values_in
         ? host_sort_in_place(sorter, queue, r, keys_out, values_out, touched)
         : host_sort_copied(sorter, queue, r, keys_in, values_in, keys_out, values_out, touched);
 }

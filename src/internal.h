@@ -57,7 +57,7 @@ typedef struct device_limits {
     int host_unified;        /* the device works in the host's memory (CPUs): host arrays need no copies */
     int inline_barrier_functions;  /* Intel's CPU runtime: -D INLINE_BARRIER_FUNCTIONS (cl/common.cl) */
     int runs_in_caller;      /* POCL's basic driver: commands run in the thread that enqueues them */
-    int serialize_maps;      /* Mesa's rusticl: one map and unmap in the process at a time (host.c) */
+    int no_host_maps;        /* Mesa's rusticl: host sorts through copies, never by mapping (host.c) */
     cl_ulong loop_budget;    /* loop iterations a work-item runs in one launch before its loops stop
                                 (Mesa's llvmpipe; loops.c), 0: no such limit */
 } device_limits;

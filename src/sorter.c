@@ -81,9 +81,9 @@ static clradix_status query_limits(cl_device_id device, device_limits *limits)
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
     limits->runs_in_caller = strstr(platform_name, "Portable Computing Language") != NULL &&
                              (!strncmp(device_name, "basic", 5) || !strncmp(device_name, "cpu-minimal", 11));
-    /* Mesa's rusticl (22.3) fails an unmap with CL_INVALID_VALUE when threads map and unmap
-       buffers of host memory on one queue at once (tests/mesa-map-repro.c). */
-    limits->serialize_maps = strstr(platform_name, "rusticl") != NULL;
+    /* Mesa's rusticl (22.3) fails an unmap with CL_INVALID_VALUE now and then when threads
+       map and unmap buffers of host memory on one queue (tests/mesa-map-repro.c). */
+    limits->no_host_maps = strstr(platform_name, "rusticl") != NULL;
     if (limits->compute_units == 0)
         limits->compute_units = 1;
     return CLRADIX_SUCCESS;

@@ -3,8 +3,7 @@
  * OpenCL, no clradix: threads that each map and unmap a buffer over host memory of their
  * own (CL_MEM_USE_HOST_PTR), on one in-order queue they share, now and then get
  * CL_INVALID_VALUE (-30) from clEnqueueUnmapMemObject for the very pointer the map
- * returned. Every call here is thread-safe by OpenCL's rules; one mutex held over each
- * map and unmap makes the failures go away.
+ * returned. Every call here is thread-safe by OpenCL's rules.
  *
  *     RUSTICL_ENABLE=llvmpipe build/tests/mesa-map-repro [DEVICE]
  *
@@ -13,8 +12,8 @@
  * map of it, its unmap, a wait. On rusticl 22.3 it prints, within a few hundred rounds,
  *     thread 1, round 86: clEnqueueUnmapMemObject -30
  * and exits 1 ("reproduced"); POCL's pthread device and Intel's CPU runtime run every
- * round (exit 0). clradix holds one mutex over each host sort's map and unmap on rusticl
- * (src/host.c, limits.serialize_maps).
+ * round (exit 0). clradix's host sorts on rusticl go through copies instead of mapping
+ * buffers over the caller's arrays (src/host.c, limits.no_host_maps).
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
