@@ -10,6 +10,7 @@
  *                work-item (several rank a whole digit in one round)
  *   COUNTER_DIGITS  with several work-items: digits whose counters a tile's ranking holds
  *                at once, a power of two up to RADIX (rank_digits)
+ *   UNROLL       defined on GPUs: loops over a work-item's keys and counters unrolled
  *   HIST_COPIES  sub-histograms per work-group, a power of two up to WG; work-item i counts
  *                into copy i % HIST_COPIES, with local atomics unless it owns its copy
  *   FUSED        1: each scatter also counts the next executed pass's digits per
@@ -656,8 +657,14 @@ void scatter_tile(__global const radix_key *src, IF_VALUES(__global const radix_
 #error "a tile of several work-items holds fewer than 65536 keys: ranks are counted in 16 bits"
 #endif
 
-/* Loops over a work-item's keys: unrolled, so that the keys stay in registers. */
+/* Loops over a work-item's keys and counters: unrolled on GPUs (UNROLL), so that they stay
+   in registers; elsewhere as loops (CPU compilers gain nothing from it, and POCL compiles
+   the unrolled kernels of a work-group of 128 for minutes). */
+#ifdef UNROLL
 #define UNROLL_KEYS _Pragma("unroll")
+#else
+#define UNROLL_KEYS
+#endif
 
 /*
  * The counters of rank_digits: per work-item a 16-bit count of each of COUNTER_DIGITS
@@ -760,7 +767,7 @@ BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __loca
         place[k] = lid * KPT + k;
     uint before = 0;  /* keys in the chunks before */
     for (uint chunk = 0; chunk < CHUNKS; ++chunk) {
-#pragma unroll
+        UNROLL_KEYS
         for (uint l = 0; l < LANES; ++l)
             counters[COUNTER_AT(l * WG + lid)] = 0;  /* its own column: no one else's */
         UNROLL_KEYS
@@ -776,14 +783,14 @@ BARRIER_FUNCTION void rank_digits(const uint digit[KPT], uint place[KPT], __loca
 
         __local uint *words = counters + COUNTER_AT(lid * LANES);
         uint sum = 0, total;
-#pragma unroll
+        UNROLL_KEYS
         for (uint l = 0; l < LANES; ++l)  /* word by word: oclgrind 21.10 --uninitialized crashes on the
                                              sum of a vector's components (tests/oclgrind-vector-sum.cl) */
             sum += words[l];
         uint prefix = group_prefix(sum, s->sums, &total);
 #if RAKE_VECTOR == 4
         __local uint4 *segment = (__local uint4 *)words;
-#pragma unroll
+        UNROLL_KEYS
         for (uint q = 0; q < LANES / 4; ++q) {
             const uint4 count = segment[q];
             const uint x = count.x, xy = x + count.y, xyz = xy + count.z;

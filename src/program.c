@@ -388,13 +388,14 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
              " -D COUNTER_DIGITS=%u -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u"
-             " -D TINY_N=%u%s%s%s",
+             " -D TINY_N=%u%s%s%s%s",
              keys.bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->counter_digits, q->hist_copies,
              q->fused,
              q->max_groups, q->small_n, q->scan_wg, (unsigned)SEGMENT_TINY_N,
              keys.numpy_order ? " -D NUMPY_ORDER=1" : "",
              sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "",
-             sorter->limits.inline_barrier_functions ? " -D INLINE_BARRIER_FUNCTIONS=1" : "");
+             sorter->limits.inline_barrier_functions ? " -D INLINE_BARRIER_FUNCTIONS=1" : "",
+             (sorter->limits.type & CL_DEVICE_TYPE_GPU) ? " -D UNROLL=1" : "");
 
     const int count = source_count(kind);
     const int cached = cache_enabled(sorter->device);
