@@ -29,5 +29,5 @@ if [ -n "$missing" ]; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
 fi
-sh "$(dirname "$0")/python-extras.sh" /usr/bin/python3  # Debian's, with the packages above
+sh "$(dirname "$0")/python-extras.sh"  # on pyenv's Python 3.12 where it is, else Debian's python3
 sh "$(dirname "$0")/intel-opencl.sh" /usr/bin/python3

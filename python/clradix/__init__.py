@@ -20,9 +20,25 @@ from . import _device, _host, _keys, _library, _records, _sorter
 from ._library import Error, LibraryNotFoundError
 from ._sorter import Sorter
 
-__version__ = "1.12.0"
 __all__ = ["sort", "argsort", "lexsort", "sort_pairs", "topk", "Sorter", "Error", "LibraryNotFoundError", "devices",
            "library_path"]
+
+
+def __getattr__(name):
+    # The version has one place, the C library's header: the package reports the library it
+    # loaded (a wheel's own copy has the wheel's version), else its installed metadata.
+    if name == "__version__":
+        try:
+            number = _library.lib().clradix_version()
+        except LibraryNotFoundError:
+            import importlib.metadata
+
+            try:
+                return importlib.metadata.version("clradix")
+            except importlib.metadata.PackageNotFoundError:
+                raise AttributeError("clradix.__version__: no libclradix and no installed metadata") from None
+        return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _host_sorter(sorter, device):
@@ -178,8 +194,9 @@ def devices():
 
 
 def library_path():
-    """(path, how it was found) of the libclradix in use; loads it. How: CLRADIX_LIBRARY,
-    the installation's prefix, the build tree, or the system's library path. Raises
+    """(path, how it was found) of the libclradix in use; loads it. How, in the order tried:
+    CLRADIX_LIBRARY, the wheel (its own copy), the installation's prefix, the build tree, or
+    the system's library path. Raises
     LibraryNotFoundError, listing what was tried, when there is none."""
     _, _, path, how = _library.load()
     return path, how

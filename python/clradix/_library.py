@@ -94,6 +94,14 @@ _OPENCL_PROTOTYPES = {
     "clGetPlatformInfo": (ctypes.c_int32, [_P, _UINT, _SIZE, _P, ctypes.POINTER(_SIZE)]),
 }
 
+# libclradix needs an OpenCL ICD loader at run time, which finds the drivers; it is the
+# system's, never the package's.
+_NO_LOADER = (
+    "clradix: {path} ({how}) was found but could not be loaded: {error}.\n"
+    "It needs the OpenCL ICD loader libOpenCL.so.1 and an OpenCL driver: on Debian or Ubuntu,\n"
+    "apt-get install ocl-icd-libopencl1 pocl-opencl-icd (POCL, any CPU), or a GPU vendor's driver."
+)
+
 _lock = threading.Lock()
 _loaded = None  # (lib, opencl, path, how)
 
@@ -104,7 +112,8 @@ def _candidates():
     if env:
         return [(env, "CLRADIX_LIBRARY")]
     here = pathlib.Path(__file__).resolve().parent
-    found = []
+    # A wheel's own copy (pyproject.toml), in the package's folder under its SONAME.
+    found = [(str(path), "the wheel") for path in sorted(here.glob("libclradix.so.*"))]
     try:  # written by cmake --install next to the package: the library of that prefix
         from . import _install_paths
 
@@ -134,6 +143,8 @@ def load():
                 lib = ctypes.CDLL(path)
             except OSError as e:
                 tried.append(f"{path} ({how}): {e}")
+                if "libOpenCL" in str(e):
+                    raise LibraryNotFoundError(_NO_LOADER.format(path=path, how=how, error=e)) from e
                 continue
             for name, (result, arguments) in _PROTOTYPES.items():
                 function = getattr(lib, name)
@@ -149,8 +160,9 @@ def load():
         raise LibraryNotFoundError(
             "clradix: libclradix not found. Tried:\n  "
             + ("\n  ".join(tried) if tried else "(nothing: no candidate)")
-            + "\nBuild and install the C library (cmake --install build), or set CLRADIX_LIBRARY to the"
-            " path of libclradix.so."
+            + "\nInstall the wheel (pip install <a clradix checkout>, which builds the library into it), or"
+            " build and install the C library (cmake --install build), or set CLRADIX_LIBRARY to the path of"
+            " libclradix.so."
         )
 
 

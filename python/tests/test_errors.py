@@ -94,6 +94,23 @@ def test_library_not_found():
     assert "CLRADIX_LIBRARY" in result.stdout and "cmake --install" in result.stdout
 
 
+def test_no_opencl_loader(tmp_path):
+    """A libclradix whose OpenCL ICD loader is missing (a copy that needs libOpenCL.so.9, which
+    no system has): the error names the loader and what to install, not a bare dlopen text."""
+    path = pathlib.Path(clradix.library_path()[0])
+    image = path.read_bytes()
+    assert b"libOpenCL.so.1\0" in image
+    copy = tmp_path / "libclradix.so.1"
+    copy.write_bytes(image.replace(b"libOpenCL.so.1\0", b"libOpenCL.so.9\0"))
+    env = dict(os.environ, CLRADIX_LIBRARY=str(copy))
+    code = ("import clradix, numpy\n"
+            "try:\n    clradix.sort(numpy.arange(3, dtype=numpy.uint32))\n"
+            "except clradix.LibraryNotFoundError as e:\n    print(e)\n")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert "libOpenCL.so.9" in result.stdout and "ICD loader libOpenCL.so.1" in result.stdout, result.stdout
+    assert "apt-get install ocl-icd-libopencl1" in result.stdout
+
+
 def test_device_arrays_rejected_kindly(cl_queue):
     cla = pytest.importorskip("pyopencl.array")
     d = cla.to_device(cl_queue, np.arange(12, dtype=np.uint32).reshape(3, 4))
@@ -111,7 +128,10 @@ def test_device_arrays_rejected_kindly(cl_queue):
 def test_build_failure_shows_the_compiler_log(tmp_path, monkeypatch):
     """A kernel that does not compile: CLRADIX_ERROR_BUILD_FAILED, with the compiler's
     own words in the message."""
-    kernels = pathlib.Path(__file__).resolve().parents[2] / "cl"
+    # The checkout's kernel sources (CLRADIX_SOURCE_DIR: where the tests run from a copy).
+    checkout = os.environ.get("CLRADIX_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[2]
+    kernels = pathlib.Path(checkout) / "cl"
+    assert (kernels / "common.cl").is_file(), f"no kernel sources at {kernels}"
     for source in kernels.glob("*.cl"):
         (tmp_path / source.name).write_text(source.read_text())
     broken = tmp_path / "common.cl"

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import clradix
-from conftest import (KEY_DTYPES, UNSIGNED, make_keys, numpy_descending, numpy_order_image, order_image,
-                      stable_descending)
+from conftest import (KEY_DTYPES, NUMPY_SORTS_DESCENDING, UNSIGNED, make_keys, numpy_descending, numpy_order_image,
+                      order_image, stable_descending)
 
 # Around the CPU device's one-launch limit (2^16 keys) and small tiles.
 SIZES = [0, 1, 2, 33, 2048, 65536, 65537, 100003]
@@ -70,6 +70,35 @@ def test_descending(dtype):
     expected = numpy_descending(a)
     assert np.array_equal(clradix.argsort(a, descending=True), expected)
     assert same_bits(clradix.sort(a, descending=True), a[expected])
+
+
+def edge_keys(dtype, n, seed):
+    """Keys of every kind of edge, shuffled with random ones: NaNs of both signs, signed zeros
+    and infinities for floats, NaT for datetimes, the extremes of integers."""
+    dtype = np.dtype(dtype)
+    a = make_keys(dtype, "random", n, seed)
+    if dtype.kind == "f":
+        edges = float_edges(dtype.type, n // 2, seed)
+    elif dtype.kind in "iumM":
+        info = np.iinfo(UNSIGNED[dtype.itemsize] if dtype.kind == "u" else np.int64 if dtype.kind in "mM" else dtype)
+        edges = np.array([info.min, info.min + 1, 0, 1, info.max], dtype=np.int64 if dtype.kind in "mM" else dtype)
+        edges = np.resize(edges.view(dtype) if dtype.kind in "mM" else edges, n // 2)
+    else:
+        edges = a[: n // 2]
+    a[: n // 2] = edges
+    return np.random.default_rng(seed).permutation(a)
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+def test_descending_against_numpy(dtype):
+    """descending=True is NumPy 2.5's own np.sort / np.argsort(descending=True, stable=True), bit
+    for bit, for every sortable dtype, NaN, NaT and -0.0 included."""
+    if not NUMPY_SORTS_DESCENDING:
+        pytest.skip(f"numpy {np.__version__} has no descending= (NumPy 2.5 does); the rank oracle checks it instead")
+    for n in (17, 5000):
+        a = edge_keys(dtype, n, seed=n)
+        assert same_bits(clradix.sort(a, descending=True), np.sort(a, descending=True, stable=True))
+        assert np.array_equal(clradix.argsort(a, descending=True), np.argsort(a, descending=True, stable=True))
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES)
