@@ -220,9 +220,16 @@ static void usage(FILE *f)
             "  --pairs SIZE        sort key-value pairs with SIZE-byte values: 4, 8 or 16; several with\n"
             "                      commas, 0 meaning keys only (default: keys only)\n"
             "  --n N               keys per sort, several with commas: 16777216, 2^24, 16M (default 2^24)\n"
-            "  --dist D            random,sorted,reverse,equal,few,lowentropy,range16, and real data:\n"
-            "                      unit (floats in [0, 1), integers below 2^20), normal, zipf (exponent\n"
-            "                      1.1); several with commas (default random)\n"
+            "  --dist D            random (every bit pattern; floats: every finite one), sorted, reverse,\n"
+            "                      equal, few (16 values), lowentropy (AND of 3 random words), range16\n"
+            "                      (below 2^16); real data: unit (floats in [0, 1), integers below\n"
+            "                      2^20), normal, zipf (exponent 1.1); CUB's entropy levels\n"
+            "                      entropy0.811, entropy0.544, entropy0.337, entropy0.201 (a random\n"
+            "                      key ANDed with 1, 2, 3, 4 more); the IPS4o suite's exponential (2^j\n"
+            "                      plus a draw below 2^j, j uniform below log2(n) + 1, hashed), rootdup\n"
+            "                      (i mod sqrt(n)), twodup ((i^2 + m/2) mod m, m a power of two <= n),\n"
+            "                      almostsorted (i, then sqrt(n) random swaps); integers i as keys of\n"
+            "                      the type. Several with commas (default random)\n"
             "  --runs R            timed sorts per case after the first, at least 5 (default 5)\n"
             "  --qsort-max-n N     leave qsort out above N keys (default 2^24); --no-qsort: always\n"
             "  --memory-limit L    also time the host-array sort in core ('host') and under these device\n"
@@ -428,7 +435,7 @@ static const char *size_text(size_t n, char *buf, size_t size)
 
 static void print_header(void)
 {
-    printf("%-4s %-6s %-9s %-10s %-14s %9s %9s %9s %9s %9s %7s %6s %8s %8s\n", "type", "values", "n", "dist", "impl",
+    printf("%-4s %-6s %-9s %-12s %-14s %9s %9s %9s %9s %9s %7s %6s %8s %8s\n", "type", "values", "n", "dist", "impl",
            "first ms", "median ms", "min ms", "max ms", "Mkeys/s", "GB/s", "%copy", "speedup", "outside");
 }
 
@@ -442,11 +449,11 @@ static void print_row(const result *r)
     snprintf(speedup, sizeof speedup, r->speedup > 0 ? (r->speedup < 1 ? "%.2fx" : "%.1fx") : "", r->speedup);
     snprintf(outside, sizeof outside, r->outside > 0 ? "%.0f%%" : "", r->outside * 100);
     if (r->runs == 0) {
-        printf("%-4s %-6s %-9s %-10s %-14s   %s\n", type_name(r->type), values, size_text(r->n, n, sizeof n),
+        printf("%-4s %-6s %-9s %-12s %-14s   %s\n", type_name(r->type), values, size_text(r->n, n, sizeof n),
                dist_name(r->dist), r->impl, r->note);
         return;
     }
-    printf("%-4s %-6s %-9s %-10s %-14s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s %8s%s%s\n", type_name(r->type), values,
+    printf("%-4s %-6s %-9s %-12s %-14s %9s %9.2f %9.2f %9.2f %9.1f %7s %6s %8s %8s%s%s\n", type_name(r->type), values,
            size_text(r->n, n, sizeof n), dist_name(r->dist), r->impl, first, r->median_ms, r->min_ms, r->max_ms,
            r->mkeys, gbps, share, speedup, outside, r->verified ? "" : "  WRONG RESULT: ", r->verified ? "" : r->note);
     fflush(stdout);

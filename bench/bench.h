@@ -21,13 +21,28 @@ typedef enum bench_dist {
                          signed), standard deviation 2^(bits/2), rounded and clamped */
     DIST_ZIPF,        /* Zipf's law, exponent 1.1, over 1 .. the largest integer of the type
                          (floats: the largest integer they hold exactly), as a key of the type */
+    /* CUB's entropy levels: a uniform key ANDed with 1, 2, 3 or 4 more uniform words (each bit
+       set with probability 1/4 .. 1/32: 0.811, 0.544, 0.337, 0.201 bits of entropy a bit) */
+    DIST_ENTROPY811,
+    DIST_ENTROPY544,
+    DIST_ENTROPY337,
+    DIST_ENTROPY201,
+    /* The IPS4o suite's (Axtmann et al.) with integers i as keys of the type (floats: the
+       nearest value; narrow integers: wrapped) */
+    DIST_EXPONENTIAL,   /* x drawn as 2^j + a uniform draw below 2^j, j uniform below
+                           min(ceil(log2 n) + 1, bits), then hashed to a key (floats: a finite one) */
+    DIST_ROOTDUP,       /* key i: i mod floor(sqrt(n)) */
+    DIST_TWODUP,        /* key i: (i * i + m / 2) mod m, m the largest power of two <= n */
+    DIST_ALMOSTSORTED,  /* key i: i, then floor(sqrt(n)) swaps of two random places */
     DIST_COUNT
 } bench_dist;
 
 /* workload.c: the next word of a splitmix64 generator. distributions.c: a key of type
-   drawn from d (DIST_UNIT, DIST_NORMAL or DIST_ZIPF). */
+   drawn from d (DIST_UNIT, DIST_NORMAL or DIST_ZIPF); key i of n of type drawn from d
+   (DIST_EXPONENTIAL, DIST_ROOTDUP, DIST_TWODUP, DIST_ALMOSTSORTED before its swaps). */
 uint64_t bench_random(uint64_t *state);
 uint64_t real_key(clradix_key_type type, bench_dist d, uint64_t *state);
+uint64_t suite_key(clradix_key_type type, bench_dist d, size_t i, size_t n, uint64_t *state);
 
 /* timing.c */
 double seconds(void);  /* a monotonic clock */

@@ -1,5 +1,6 @@
 /* The benchmark's distributions of real data (unit, normal, zipf): keys as applications
-   have them, each drawn independently, as a key of its type's bit pattern. */
+   have them, each drawn independently, as a key of its type's bit pattern; and the skewed
+   inputs of the IPS4o benchmark suite (exponential, rootdup, twodup, almostsorted). */
 #include "bench.h"
 
 #include <math.h>
@@ -115,5 +116,68 @@ uint64_t real_key(clradix_key_type type, bench_dist d, uint64_t *state)
         return is_signed(type) ? (uint64_t)(int64_t)v & all : (uint64_t)v;
     }
     default: return zipf(state, most);
+    }
+}
+
+/* splitmix64's finaliser: the hash that scatters the exponential draws over the keys. */
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static unsigned ceil_log2(uint64_t x)
+{
+    unsigned l = 0;
+    while (l < 64 && (1ull << l) < x)
+        ++l;
+    return l;
+}
+
+/* A hash as a key of type: integers its low bits; floats a finite pattern (hashed again
+   until one is, so that equal draws stay equal keys). */
+static uint64_t hashed_key(clradix_key_type type, uint64_t h)
+{
+    const unsigned bits = 8 * type_bytes(type);
+    for (;; h = mix(h)) {
+        const uint64_t v = bits == 64 ? h : h & ((1ull << bits) - 1);
+        if (!is_float(type))
+            return v;
+        const unsigned exponent_bits = bits - float_precision(type);  /* the sign bit and the hidden one cancel */
+        const uint64_t exponent = (v >> (bits - 1 - exponent_bits)) & ((1ull << exponent_bits) - 1);
+        if (exponent != (1ull << exponent_bits) - 1)
+            return v;
+    }
+}
+
+/* The integer i as a key of type: floats the nearest value, narrow integers wrapped. */
+static uint64_t integer_key(clradix_key_type type, uint64_t i)
+{
+    const unsigned bits = 8 * type_bytes(type);
+    if (is_float(type))
+        return float_key(type, (double)i);
+    return bits == 64 ? i : i & ((1ull << bits) - 1);
+}
+
+uint64_t suite_key(clradix_key_type type, bench_dist d, size_t i, size_t n, uint64_t *state)
+{
+    switch (d) {
+    case DIST_EXPONENTIAL: {
+        const unsigned bits = 8 * type_bytes(type), lg_n = ceil_log2(n) + 1, lg = lg_n < bits ? lg_n : bits;
+        const uint64_t range = 1ull << (bench_random(state) % (lg ? lg : 1));
+        return hashed_key(type, mix(range + bench_random(state) % range));
+    }
+    case DIST_ROOTDUP: {
+        const uint64_t root = (uint64_t)sqrt((double)n);
+        return integer_key(type, root ? i % root : 0);
+    }
+    case DIST_TWODUP: {
+        uint64_t m = 1;
+        while (2 * m <= n)
+            m *= 2;
+        return integer_key(type, ((uint64_t)i * i + m / 2) % m);
+    }
+    default: return integer_key(type, i);  /* almostsorted, before its swaps */
     }
 }

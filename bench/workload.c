@@ -1,13 +1,16 @@
 /* The benchmark's inputs, its qsort baseline, and the verification of every result. */
 #include "bench.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *dist_name(bench_dist d)
 {
-    static const char *const names[DIST_COUNT] = { "random", "sorted", "reverse", "equal", "few", "lowentropy",
-                                                      "range16", "unit", "normal", "zipf" };
+    static const char *const names[DIST_COUNT] = {
+        "random", "sorted", "reverse", "equal", "few", "lowentropy", "range16", "unit", "normal", "zipf",
+        "entropy0.811", "entropy0.544", "entropy0.337", "entropy0.201", "exponential", "rootdup", "twodup",
+        "almostsorted" };
     return d < DIST_COUNT ? names[d] : "?";
 }
 
@@ -129,9 +132,23 @@ void make_keys(clradix_key_type type, bench_dist d, size_t n, uint64_t seed, voi
         case DIST_LOWENTROPY: v = bench_random(&state) & bench_random(&state) & bench_random(&state); break;
         case DIST_RANGE16: v = bench_random(&state) & 0xFFFF; break;
         case DIST_UNIT: case DIST_NORMAL: case DIST_ZIPF: v = real_key(type, d, &state); break;
+        case DIST_ENTROPY811: case DIST_ENTROPY544: case DIST_ENTROPY337: case DIST_ENTROPY201:
+            v = random_key(type, &state);
+            for (int more = 0; more <= (int)(d - DIST_ENTROPY811); ++more)
+                v &= random_key(type, &state);  /* finite floats stay finite: no all-ones exponent */
+            break;
+        case DIST_EXPONENTIAL: case DIST_ROOTDUP: case DIST_TWODUP: case DIST_ALMOSTSORTED:
+            v = suite_key(type, d, i, n, &state);
+            break;
         default: v = random_key(type, &state); break;
         }
         put_key(keys, bytes, i, v);
+    }
+    for (size_t s = 0; d == DIST_ALMOSTSORTED && n > 0 && s < (size_t)sqrt((double)n); ++s) {
+        const size_t a = bench_random(&state) % n, b = bench_random(&state) % n;
+        const uint64_t t = get_key(keys, bytes, a);
+        put_key(keys, bytes, a, get_key(keys, bytes, b));
+        put_key(keys, bytes, b, t);
     }
     if (d == DIST_SORTED || d == DIST_REVERSE) {
         qsort_sort(type, keys, NULL, 0, n);

@@ -530,14 +530,11 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint bud
             __global radix_key *dst = KEYS_IN(!where) + job.x;
             IF_VALUES(__global const radix_value *src_values = VALUES_IN(where) + job.x;
                       __global radix_value *dst_values = VALUES_IN(!where) + job.x;)
-            for (uint t = 0; t < len; ++t) {
-                const radix_key key = src[t];
-                const uint at = slot[digit_of(key, spec)]++;
-                if (at < len) {  /* only overlapping jobs can count other keys than they move */
-                    dst[at] = key;
-                    IF_VALUES(dst_values[at] = src_values[t];)
-                }
-            }
+            /* (slots past len: only overlapping jobs can count other keys than they move) */
+            if (digits_in_lockstep_global(src, len, spec))
+                scatter_by_lines_global(src, dst, IF_VALUES(src_values, dst_values,) len, len, spec, slot);
+            else
+                scatter_plain_global(src, dst, IF_VALUES(src_values, dst_values,) len, len, spec, slot);
             where = !where;
         }
         if (where)

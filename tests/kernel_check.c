@@ -164,7 +164,8 @@ static const check_case cases[] = {
         { CLRADIX_F64, DIST_RANDOM, 2500, KEYS(HOST), { 0, 0, 1 } },
         { CLRADIX_U64, DIST_RANDOM, 4097, ARGSORT(DEVICE, 8), { 0 } },
         { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(HOST, 4), { 0 } },
-        { CLRADIX_U32, DIST_RANDOM, 6000, KEYS(DEVICE), { 0 } } },
+        { CLRADIX_U32, DIST_RANDOM, 6000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_I64, DIST_SEQUENTIAL, 3000, PAIRS(DEVICE, 16), { 0 } } },  /* written a line at a time */
       CPU },
     { "gpu-like", GPU_LIKE, "",
       { { CLRADIX_U32, DIST_RANDOM, 1500, PAIRS(HOST, 4), { 0 } },
@@ -188,7 +189,8 @@ static const check_case cases[] = {
         { CLRADIX_U64, DIST_BOTTOM_DIGIT, 1500, ARGSORT(DEVICE, 8), { 0 } },
         { CLRADIX_U32, DIST_TOP_DIGIT, 2500, PAIRS(HOST, 4), { 0 } },
         { CLRADIX_I64, DIST_RANDOM, 1, PAIRS(DEVICE, 8), { 0 }, mix },
-        { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix } },
+        { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix },
+        { CLRADIX_U32, DIST_SEQUENTIAL, 1, PAIRS(DEVICE, 4), { 0 }, mix } },  /* medium jobs a line at a time */
       ENGINE },
     { "gpu-like engine", GPU_LIKE, "",
       { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 4), { 0 } },

@@ -134,6 +134,10 @@ START_TEST(test_real_sizes)
     /* 64-bit keys below 2^32 (the top digits never vary) and one value repeated. */
     ck_assert_msg(!segments_case(&dev, &big_calls[c], CLRADIX_U64, DIST_BOTTOM_DIGIT, lengths, 10, 0, 1, NULL, 50 + c, NULL,
                                  msg, sizeof msg), "own thresholds, low digits, call %d: %s", c, msg);
+    /* Keys in lock step (IDs): medium segments' passes through global memory write them a
+       line at a time. */
+    ck_assert_msg(!segments_case(&dev, &big_calls[c], big_types[c], DIST_SEQUENTIAL, lengths, 10, 1, 0, NULL, 60 + c, NULL,
+                                 msg, sizeof msg), "own thresholds, sequential keys, call %d: %s", c, msg);
     close_dev();
 }
 END_TEST

@@ -178,6 +178,30 @@ START_TEST(test_large)
 }
 END_TEST
 
+/* Keys whose digits step through the radix in lock step (IDs, counters), which the passes of
+   one work-item write a line at a time: keys, pairs and argsort, both directions, jobs
+   finished in local memory and medium ones in global memory (64-bit keys and 16-byte
+   values have shorter lines). */
+START_TEST(test_lockstep)
+{
+    static const struct { size_t n; clradix_key_type type; clradix_options options; sort_call call; } cases[] = {
+        { (size_t)1 << 20, CLRADIX_U32, { 0 }, { API_DEVICE, SORT_KEYS, 0 } },
+        { 3000017, CLRADIX_U32, { 0 }, { API_DEVICE, SORT_PAIRS, 4 } },
+        { 2000003, CLRADIX_I32, { 0, 0, 1 }, { API_HOST, SORT_PAIRS, 8 } },
+        { (size_t)1 << 21, CLRADIX_U64, { 0 }, { API_DEVICE, SORT_KEYS, 0 } },
+        { 1500001, CLRADIX_I64, { 0 }, { API_DEVICE, SORT_PAIRS, 16 } },
+        { 1200007, CLRADIX_F32, { 0 }, { API_DEVICE, SORT_ARGSORT, 4 } },
+        { 1000003, CLRADIX_U32, { 0 }, { API_DEVICE, SORT_PAIRS, 16 } },
+        { 1100009, CLRADIX_U16, { 0 }, { API_DEVICE, SORT_PAIRS, 4 } },
+    };
+    char msg[256];
+    const int failed = sort_case(&dev, &cases[_i].call, cases[_i].type, DIST_SEQUENTIAL, cases[_i].n,
+                                 &cases[_i].options, 70 + _i, msg, sizeof msg);
+    ck_assert_msg(!failed, "n=%zu type=%d descending=%d: %s", cases[_i].n, cases[_i].type,
+                  cases[_i].options.descending, msg);
+}
+END_TEST
+
 /* Bit ranges and keys whose top varying bit lies off a digit boundary counted from
    begin_bit, with 16-byte values (medium jobs of the partition engine, whose digits end at
    the job's top bit: their counts and moves once disagreed there), through both APIs. */
@@ -210,6 +234,7 @@ int main(void)
     tcase_set_timeout(large, 300);
     tcase_add_loop_test(large, test_large, 0, 10);  /* (a repeat run: every other one) */
     tcase_add_loop_test(large, test_unaligned_digits, 0, 4);
+    tcase_add_loop_test(large, test_lockstep, 0, 8);
     suite_add_tcase(s, large);
     return run_device_suite(s, "test_sort");
 }

@@ -15,7 +15,7 @@ const char *dist_name(dist d)
 {
     static const char *const names[DIST_ALL] = { "random", "sorted", "reverse", "equal", "two", "sixteen",
                                                  "low-entropy", "top-digit", "bottom-digit", "unit", "normal",
-                                                 "unit-nan", "all-but-few", "sampled-low" };
+                                                 "unit-nan", "all-but-few", "sampled-low", "sequential" };
     return d < DIST_ALL ? names[d] : "?";
 }
 
@@ -165,9 +165,16 @@ void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
         case DIST_BOTTOM_DIGIT: v = (fixed & ~0xFFull) | (r & 0xFF); break;
         case DIST_UNIT: case DIST_NORMAL: case DIST_UNIT_NAN: v = real_key_of(type, d, r, &state); break;
         case DIST_ALL_BUT_FEW: v = r % 1000 ? pool[0] : r; break;
+        case DIST_SEQUENTIAL: v = (fixed >> 8) + i * (1 + 2 * (fixed & 3)); break;
         default: v = r; break;
         }
         put_key(keys, bytes, i, v);
+    }
+    for (size_t s = 0; d == DIST_SEQUENTIAL && n && s * s < n / 16; ++s) {
+        const size_t a = rng_next(&state) % n, b = rng_next(&state) % n;
+        const uint64_t t = get_key(keys, bytes, a);
+        put_key(keys, bytes, a, get_key(keys, bytes, b));
+        put_key(keys, bytes, b, t);
     }
     if (d == DIST_SORTED || d == DIST_REVERSE) {
         size_t *perm = oracle_order(type, keys, n, NULL);

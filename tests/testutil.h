@@ -30,6 +30,8 @@ typedef enum dist {
     DIST_ALL_BUT_FEW,  /* one value but for one key in 1000 */
     DIST_SAMPLED_LOW,  /* random, but the keys top-k's sample reads (every n / 4096-th) hold the
                           smallest keys, so the sample misleads */
+    DIST_SEQUENTIAL,   /* base + i * step (step 1, 3, 5 or 7), then sqrt(n) / 4 swaps of two random
+                          keys: IDs and counters, whose digits step through the radix in lock step */
     DIST_ALL
 } dist;
 

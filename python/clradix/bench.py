@@ -36,7 +36,48 @@ def parse_size(text):
     return int(text)
 
 
-DISTRIBUTIONS = ("random", "unit", "normal", "zipf")
+DISTRIBUTIONS = ("random", "unit", "normal", "zipf", "entropy0.811", "entropy0.544", "entropy0.337", "entropy0.201",
+                 "exponential", "rootdup", "twodup", "almostsorted")
+ENTROPY_LEVELS = {"entropy0.811": 1, "entropy0.544": 2, "entropy0.337": 3, "entropy0.201": 4}  # words ANDed in
+
+
+def _mix(x):
+    """splitmix64's finaliser of uint64 x (wrapping), the hash of the exponential draws."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _suite_keys(dtype, n, rng, dist):
+    """The IPS4o suite's exponential, rootdup, twodup and almostsorted as clradix-bench draws
+    them: integers as keys of dtype (floats the nearest value, narrow integers wrapped), the
+    exponential's draws hashed to keys (floats: finite ones)."""
+    i = np.arange(n, dtype=np.uint64)
+    if dist == "exponential":
+        bits = dtype.itemsize * 8
+        lg = min(max(n - 1, 0).bit_length() + 1, bits)
+        span = np.uint64(1) << rng.integers(0, lg, n).astype(np.uint64)
+        h = _mix(span + rng.integers(0, np.iinfo(np.int64).max, n).astype(np.uint64) % span)
+        unsigned = np.dtype(f"uint{bits}")
+        if dtype.kind != "f":
+            return h.astype(unsigned).view(dtype)
+        while True:  # hashed again until finite, so that equal draws stay equal keys
+            keys = h.astype(unsigned).view(dtype)
+            bad = ~np.isfinite(keys)
+            if not bad.any():
+                return keys
+            h[bad] = _mix(h[bad])
+    if dist == "rootdup":
+        values = i % np.uint64(max(int(np.sqrt(n)), 1))
+    elif dist == "twodup":
+        m = np.uint64(1 << max(n.bit_length() - 1, 0))
+        values = (i * i + m // np.uint64(2)) % m
+    else:  # almostsorted: 0 .. n-1, then sqrt(n) swaps of two random places
+        values = i.copy()
+        for a, b in rng.integers(0, max(n, 1), (int(np.sqrt(n)), 2)):
+            values[a], values[b] = values[b], values[a]
+    with np.errstate(over="ignore"):  # float16 past 65504: infinity, as the nearest value
+        return values.astype(dtype)
 
 
 def make_keys(dtype, n, seed, dist="random"):
@@ -44,8 +85,10 @@ def make_keys(dtype, n, seed, dist="random"):
     pattern; floats every finite one), unit (floats uniform in [0, 1), integers below 2^20),
     normal (floats standard normal; integers around the middle of their range, 0 if signed,
     with a standard deviation of 2^(bits/2), rounded and clamped), zipf (exponent 1.1, up to
-    the largest integer of the dtype, floats the largest they hold exactly). bool and
-    datetimes only random."""
+    the largest integer of the dtype, floats the largest they hold exactly), CUB's entropy
+    levels (a random key ANDed with 1, 2, 3 or 4 more), the IPS4o suite's exponential,
+    rootdup, twodup and almostsorted (see clradix-bench --help). bool and datetimes only
+    random."""
     rng = np.random.default_rng(seed)
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
@@ -72,6 +115,15 @@ def make_keys(dtype, n, seed, dist="random"):
         centre = 0.0 if dtype.kind == "i" else 2.0 ** (bits - 1)
         # (within the range but for 8-bit keys: 64-bit ones are far from their ends)
         return np.clip(np.rint(centre + z * 2.0 ** (bits // 2)), float(np.iinfo(dtype).min), float(most)).astype(dtype)
+    if dist in ENTROPY_LEVELS:  # CUB's: a random key ANDed with 1 .. 4 more (finite floats stay finite)
+        keys = make_keys(dtype, n, rng.integers(2**62), "random")
+        unsigned = np.dtype(f"uint{dtype.itemsize * 8}")
+        bits = keys.view(unsigned).copy()
+        for _ in range(ENTROPY_LEVELS[dist]):
+            bits &= make_keys(dtype, n, rng.integers(2**62), "random").view(unsigned)
+        return bits.view(dtype)
+    if dist in ("exponential", "rootdup", "twodup", "almostsorted"):
+        return _suite_keys(dtype, n, rng, dist)
     if dist == "zipf":
         values = rng.zipf(1.1, n)
         while True:  # draws past the largest value drawn again
@@ -111,7 +163,9 @@ def main(argv=None):
     parser.add_argument("--device", default=None, help="index or name part, as CLRADIX_DEVICE (default device)")
     parser.add_argument("--dist", default="random", choices=DISTRIBUTIONS,
                         help="the keys: random (every bit pattern; floats every finite one), unit (floats in "
-                             "[0, 1), integers below 2^20), normal, zipf (exponent 1.1)")
+                             "[0, 1), integers below 2^20), normal, zipf (exponent 1.1), CUB's entropy levels "
+                             "(a random key ANDed with 1 to 4 more), the IPS4o suite's exponential, rootdup, "
+                             "twodup, almostsorted (as clradix-bench --help defines them)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-pyopencl", action="store_true", help="only the host rows")
     parser.add_argument("--topk", type=int, default=0,

@@ -48,3 +48,38 @@ def test_zipf(dtype):
     assert (keys >= 1).all() and 0.05 < ones < 0.3  # 1 / zeta(1.1) is about 0.095; 8-bit ranges cut the tail
     if keys.dtype.kind == "f":
         assert (keys == np.round(keys)).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("level, words", [("entropy0.811", 2), ("entropy0.544", 3), ("entropy0.337", 4),
+                                          ("entropy0.201", 5)])
+def test_entropy_levels(dtype, level, words):
+    """CUB's levels: each bit of a key is set with probability 2^-words (the AND of that many
+    random words), floats finite."""
+    keys = make_keys(dtype, 1 << 14, seed=5, dist=level)
+    assert keys.dtype == np.dtype(dtype)
+    if keys.dtype.kind == "f":
+        assert np.isfinite(keys).all()
+        return  # random float patterns are not uniform words (no all-ones exponent)
+    bits = np.unpackbits(keys.view(np.uint8)).mean()
+    assert abs(bits - 2.0 ** -words) < 0.2 * 2.0 ** -words
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ips4o_suite(dtype):
+    n = 1 << 14
+    root = make_keys(dtype, n, seed=6, dist="rootdup")
+    assert np.array_equal(root, (np.arange(n) % 128).astype(dtype))
+    m = np.uint64(n)
+    two = make_keys(dtype, n, seed=6, dist="twodup")
+    with np.errstate(over="ignore"):
+        assert np.array_equal(two, ((np.arange(n, dtype=np.uint64) ** 2 + m // np.uint64(2)) % m).astype(dtype))
+        almost = make_keys(dtype, n, seed=6, dist="almostsorted")
+        order = np.arange(n, dtype=np.uint64).astype(dtype)
+    moved = np.count_nonzero(almost != order)
+    assert 0 < moved <= 2 * 128 and np.array_equal(np.sort(almost), np.sort(order))
+    exponential = make_keys(dtype, n, seed=6, dist="exponential")
+    _, counts = np.unique(exponential, return_counts=True)
+    # 2^j + a draw below 2^j with j uniform below 15: the draw of j = 0 alone (the value 1) is
+    # one key in 15, hashed to one key
+    assert counts.max() >= n // 30 and (not np.dtype(dtype).kind == "f" or np.isfinite(exponential).all())
