@@ -30,6 +30,9 @@ for way in add_subdirectory FetchContent; do
         || { cat "$work/log"; exit 1; }
     cmake --build "$build" --parallel 2 >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
     run "$build/consumer"
+    library=libclradix.a  # the library as the consumer's BUILD_SHARED_LIBS says
+    [ -n "$shared" ] && library=libclradix.so
+    find "$build" -name "$library" | grep -q . || { echo "$way: no $library, though the consumer asked for it"; exit 1; }
     cache=$build/CMakeCache.txt
     if [ -z "$shared" ] && grep -q '^BUILD_SHARED_LIBS:' "$cache"; then
         echo "$way: clradix put BUILD_SHARED_LIBS into the consumer's cache"; exit 1
