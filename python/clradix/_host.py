@@ -92,7 +92,7 @@ def _sort_native(sorter, work, native, opts, float_order):
     descending = bool(opts.descending)
     k = _keys.library_keys(work, True, descending)
     try:
-        code = _keys.key_type(native, _keys.host_float_order(k, float_order), descending)
+        code = _keys.key_type(native, _keys.host_float_order(k, float_order, opts), descending)
         if k.ndim == 1:
             sort_keys_in_place(sorter, k, code, opts)
         else:
@@ -135,7 +135,7 @@ def argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_
     if work.shape[-1] - 1 > np.iinfo(index_dtype).max:
         raise ValueError(f"{work.shape[-1]} keys along the axis need indices wider than {index_dtype}")
     k = _keys.library_keys(_native(work), False, descending)
-    code = _keys.key_type(native, _keys.host_float_order(k, float_order), descending)
+    code = _keys.key_type(native, _keys.host_float_order(k, float_order, opts), descending)
     indices = argsort_last_axis(sorter, k, code, opts, index_dtype)
     return indices if axis is None else np.moveaxis(indices, -1, axis)
 
@@ -154,7 +154,7 @@ def topk(sorter, a, k, axis, largest):
     out_indices = np.empty(work.shape[:-1] + (k,), dtype=np.uint64)
     if rows and k:
         opts = _keys.options(native, largest, 0, None)
-        code = _keys.key_type(native, _keys.host_float_order(keys, "numpy"))
+        code = _keys.key_type(native, _keys.host_float_order(keys, "numpy", opts))
         _call(sorter, "clradix_topk_rows_host", code, _pointer(keys), rows, length, k, _pointer(out_keys),
               _pointer(out_indices), 8, ctypes.byref(opts))
     values = _keys.restore_keys(out_keys, native).astype(a.dtype, copy=False)
@@ -171,7 +171,7 @@ def sort_pairs(sorter, keys, values, descending, begin_bit, end_bit, float_order
     _keys.check_pairs(keys, values)
     k = _keys.library_keys(np.array(keys, dtype=native, order="C"), True, descending)
     v = np.array(values, order="C")  # moved bit for bit: any dtype and byte order
-    sort_pairs_in_place(sorter, k, _keys.key_type(native, _keys.host_float_order(k, float_order), descending), v,
-                        opts)
+    code = _keys.key_type(native, _keys.host_float_order(k, float_order, opts), descending)
+    sort_pairs_in_place(sorter, k, code, v, opts)
     k = _keys.restore_keys(k, native, descending)
     return (k if k.dtype == keys.dtype else k.astype(keys.dtype)), v

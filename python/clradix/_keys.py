@@ -56,12 +56,15 @@ def key_type(dtype, float_order="total", nan_last=False):
     return (_NAN_LAST if nan_last else _NUMPY_ORDER).get(code, code)
 
 
-def host_float_order(a, float_order):
+def host_float_order(a, float_order, opts=None):
     """The float order to sort the host keys a (native, contiguous) in: "total" where it is
-    float_order "numpy" but a holds no NaN and no -0.0 (totalOrder is then numpy's order and
-    the library's totalOrder programs are faster: on POCL its numpy-order ones take
-    1.6-2.3x their time), else float_order. One vectorised read: the minimum is NaN when
-    any key is; zeros are looked for only when the keys reach zero."""
+    float_order "numpy" and totalOrder gives the same result (the library's totalOrder
+    programs are faster: on POCL its numpy-order ones take 1.6-2.3x their time), else
+    float_order. That is where a holds no NaN and no -0.0, or (an ascending sort of the whole
+    key: opts None or so) where its NaNs all have one bit pattern with the sign bit clear, as
+    np.nan does: totalOrder then puts them last, in input order, as numpy does. One
+    vectorised read: the minimum is NaN when any key is; zeros are looked for only when the
+    keys reach zero."""
     if float_order != "numpy" or a.size == 0 or not (a.dtype.kind == "f" or _is_bfloat16(a.dtype)):
         return float_order
     if a.dtype.itemsize == 2:  # numpy computes in halves slowly: the bits, as integers
@@ -71,8 +74,13 @@ def host_float_order(a, float_order):
         return "numpy" if special else "total"
     low = a.min()
     if np.isnan(low):
-        return "numpy"
-    if low > 0 or a.max() < 0:
+        width = a.dtype.itemsize * 8
+        if opts is not None and (opts.descending or opts.begin_bit != 0 or opts.end_bit != width):
+            return "numpy"
+        bits = a.view(np.dtype(f"uint{width}"))[np.isnan(a)]
+        if (bits[0] >> np.uint64(width - 1)) or (bits != bits[0]).any():
+            return "numpy"
+    elif low > 0 or a.max() < 0:
         return "total"
     zeros = a == 0
     return "numpy" if zeros.any() and np.signbit(a[zeros]).any() else "total"

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import clradix
+from clradix import _keys
 from conftest import (KEY_DTYPES, NUMPY_SORTS_DESCENDING, UNSIGNED, make_keys, numpy_descending, numpy_order_image,
                       order_image, stable_descending)
 
@@ -62,6 +63,42 @@ def test_float_orders(dtype, n):
     image_rank = np.unique(order_image(a), return_inverse=True)[1].reshape(-1)
     assert np.array_equal(clradix.argsort(a, descending=True, float_order="total"), stable_descending(image_rank))
     assert same_bits(clradix.sort(a, descending=True), a[numpy_descending(a)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numpy_nans_through_total_order(dtype):
+    """Keys whose NaNs are all np.nan's bits (no -0.0) sort ascending over the whole key by
+    the faster totalOrder types, with numpy's result; other NaNs, -0.0, descending sorts and
+    bit ranges keep numpy's order types. Every case against numpy."""
+    rng = np.random.default_rng(7)
+    a = rng.random(50001).astype(dtype)
+    a[::97] = np.nan
+    a[5::1000] = np.inf
+    width = np.dtype(dtype).itemsize * 8
+    full = _keys.options(a.dtype, False, 0, None)
+    assert _keys.host_float_order(a, "numpy", full) == "total"
+    assert same_bits(clradix.sort(a), np.sort(a, kind="stable"))
+    assert np.array_equal(clradix.argsort(a), np.argsort(a, kind="stable"))
+    keys, values = clradix.sort_pairs(a, np.arange(a.size, dtype=np.uint32))
+    assert same_bits(keys, np.sort(a, kind="stable")) and np.array_equal(values, np.argsort(a, kind="stable"))
+    assert _keys.host_float_order(a, "numpy", _keys.options(a.dtype, True, 0, None)) == "numpy"
+    assert np.array_equal(clradix.argsort(a, descending=True), numpy_descending(a))
+    assert _keys.host_float_order(a, "numpy", _keys.options(a.dtype, False, 4, width)) == "numpy"
+    image = numpy_order_image(a) >> UNSIGNED[a.itemsize](4)
+    assert np.array_equal(clradix.argsort(a, begin_bit=4), np.argsort(image, kind="stable"))
+    negative = a.copy()
+    negative[::97] = -np.nan  # NaNs with the sign bit set: numpy's order types
+    assert _keys.host_float_order(negative, "numpy", full) == "numpy"
+    assert same_bits(clradix.sort(negative), np.sort(negative, kind="stable"))
+    mixed = a.copy()
+    mixed.view(UNSIGNED[a.itemsize])[97] |= UNSIGNED[a.itemsize](1)  # one NaN of another payload
+    assert _keys.host_float_order(mixed, "numpy", full) == "numpy"
+    assert np.array_equal(clradix.argsort(mixed), np.argsort(mixed, kind="stable"))
+    zeros = a.copy()
+    zeros[3::500] = -0.0
+    zeros[4::500] = 0.0
+    assert _keys.host_float_order(zeros, "numpy", full) == "numpy"
+    assert np.array_equal(clradix.argsort(zeros), np.argsort(zeros, kind="stable"))
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES)
