@@ -60,9 +60,10 @@ def host_float_order(a, float_order, opts=None):
     """The float order to sort the host keys a (native, contiguous) in: "total" where it is
     float_order "numpy" and totalOrder gives the same result (the library's totalOrder
     programs are faster: on POCL its numpy-order ones take 1.6-2.3x their time), else
-    float_order. That is where a holds no NaN and no -0.0, or (an ascending sort of the whole
-    key: opts None or so) where its NaNs all have one bit pattern with the sign bit clear, as
-    np.nan does: totalOrder then puts them last, in input order, as numpy does. One
+    float_order. That is where a holds no NaN and no -0.0; or, in an ascending sort of the
+    whole key (opts None, or ascending over every bit), where its NaNs all have one bit
+    pattern with the sign bit clear, as np.nan does, and no -0.0: totalOrder then puts them
+    last, in input order, as numpy does. One
     vectorised read: the minimum is NaN when any key is; zeros are looked for only when the
     keys reach zero."""
     if float_order != "numpy" or a.size == 0 or not (a.dtype.kind == "f" or _is_bfloat16(a.dtype)):
