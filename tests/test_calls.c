@@ -537,8 +537,12 @@ static long resident_kib(void)
 }
 
 /* 1000 sorters created and released (a repeat run: 200), some of them sorting: the process
-   does not grow beyond what POCL 3.1 itself keeps per program build (about 2.7 MiB per 1000
-   builds of these kernels, measured without clradix; valgrind finds no leak of clradix's). */
+   does not grow beyond what POCL 3.1 itself keeps per program build, which grows with the
+   program: measured without clradix (a loop of clCreateProgramWithBinary, clBuildProgram,
+   every kernel created and released, on the binary this test caches), 7.0 MiB over 900
+   builds of 1.12's kernels and 8.9 MiB of 1.13's; valgrind finds no leak of clradix's. The
+   bound leaves 3 MiB above that: a sorter leaked costs about 1.3 MiB, one in ten of them
+   over 100 MiB here. */
 START_TEST(test_create_release_cycles)
 {
     /* With the program cache, as a process that makes many sorters would want: on POCL,
@@ -576,7 +580,7 @@ START_TEST(test_create_release_cycles)
     remove_folder(dir);
     printf("lifecycle: %d sorters created and released; resident memory grew %ld KiB after the first 100\n", cycles,
            grown);
-    ck_assert_msg(grown < 8192, "resident memory grew %ld KiB over %d create/release cycles", grown, cycles - 100);
+    ck_assert_msg(grown < 12 * 1024, "resident memory grew %ld KiB over %d create/release cycles", grown, cycles - 100);
 }
 END_TEST
 
