@@ -65,17 +65,18 @@ static cl_ulong scan_loops(cl_ulong count, cl_ulong size)
 /* rank_round of one work-item over n keys (cl/common.cl). */
 static cl_ulong rank_round_loops(const loop_shape *s, cl_ulong n)
 {
-    return 2 * s->rank_radix + 2 * n + s->rank_radix;
+    return 3 * s->rank_radix + 2 * n;  /* counters cleared and scanned, keys counted and placed */
 }
 
 /* Several work-items: rank_digits of a tile, with the counters of counter_digits digits at
-   once (the raking segments read as vectors of 4 or words), and group_prefix. */
+   once (per chunk: its words cleared, keys counted, words summed one by one, prefixes pushed
+   through them as vectors of 4 or words, keys placed, run starts), and group_prefix. */
 static cl_ulong rank_digits_loops(const loop_shape *s)
 {
     const cl_ulong lanes = s->counter_digits / 2, rake = lanes % 4 ? lanes : lanes / 4;
     const cl_ulong span = s->wg >= 128 ? 16 : s->wg >= 8 ? 8 : s->wg;
     const cl_ulong prefix = span + s->wg / span;
-    const cl_ulong chunk = lanes + 2 * s->kpt + 2 * rake + prefix + up(s->counter_digits, s->wg);
+    const cl_ulong chunk = 2 * lanes + rake + 2 * s->kpt + prefix + up(s->counter_digits, s->wg);
     return s->kpt + (s->rank_radix / s->counter_digits) * chunk;
 }
 
