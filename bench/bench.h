@@ -41,7 +41,9 @@ typedef enum bench_dist {
    drawn from d (DIST_UNIT, DIST_NORMAL or DIST_ZIPF); key i of n of type drawn from d
    (DIST_EXPONENTIAL, DIST_ROOTDUP, DIST_TWODUP, DIST_ALMOSTSORTED before its swaps). */
 uint64_t bench_random(uint64_t *state);
+uint64_t bench_mix(uint64_t z);  /* splitmix64's finaliser, bench_random's output function */
 uint64_t real_key(clradix_key_type type, bench_dist d, uint64_t *state);
+int finite_key(clradix_key_type type, uint64_t key);  /* 0 for a float's NaN or infinity */
 uint64_t suite_key(clradix_key_type type, bench_dist d, size_t i, size_t n, uint64_t *state);
 
 /* timing.c */

@@ -119,14 +119,6 @@ uint64_t real_key(clradix_key_type type, bench_dist d, uint64_t *state)
     }
 }
 
-/* splitmix64's finaliser: the hash that scatters the exponential draws over the keys. */
-static uint64_t mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static unsigned ceil_log2(uint64_t x)
 {
     unsigned l = 0;
@@ -135,29 +127,30 @@ static unsigned ceil_log2(uint64_t x)
     return l;
 }
 
-/* A hash as a key of type: integers its low bits; floats a finite pattern (hashed again
-   until one is, so that equal draws stay equal keys). */
-static uint64_t hashed_key(clradix_key_type type, uint64_t h)
+int finite_key(clradix_key_type type, uint64_t key)
 {
-    const unsigned bits = 8 * type_bytes(type);
-    for (;; h = mix(h)) {
-        const uint64_t v = bits == 64 ? h : h & ((1ull << bits) - 1);
-        if (!is_float(type))
-            return v;
-        const unsigned exponent_bits = bits - float_precision(type);  /* the sign bit and the hidden one cancel */
-        const uint64_t exponent = (v >> (bits - 1 - exponent_bits)) & ((1ull << exponent_bits) - 1);
-        if (exponent != (1ull << exponent_bits) - 1)
-            return v;
-    }
+    if (!is_float(type))
+        return 1;
+    /* the sign bit and the significand's hidden one cancel */
+    const unsigned bits = 8 * type_bytes(type), exponent_bits = bits - float_precision(type);
+    const uint64_t all_ones = (1ull << exponent_bits) - 1;
+    return ((key >> (bits - 1 - exponent_bits)) & all_ones) != all_ones;
 }
 
-/* The integer i as a key of type: floats the nearest value, narrow integers wrapped. */
+/* A hash as a key of type (make_keys keeps its low bytes): floats a finite pattern, hashed
+   again until one is, so that equal draws stay equal keys. */
+static uint64_t hashed_key(clradix_key_type type, uint64_t h)
+{
+    while (!finite_key(type, h))
+        h = bench_mix(h);
+    return h;
+}
+
+/* The integer i as a key of type: floats the nearest value; integers i (make_keys keeps
+   its low bytes: narrow ones wrap). */
 static uint64_t integer_key(clradix_key_type type, uint64_t i)
 {
-    const unsigned bits = 8 * type_bytes(type);
-    if (is_float(type))
-        return float_key(type, (double)i);
-    return bits == 64 ? i : i & ((1ull << bits) - 1);
+    return is_float(type) ? float_key(type, (double)i) : i;
 }
 
 uint64_t suite_key(clradix_key_type type, bench_dist d, size_t i, size_t n, uint64_t *state)
@@ -166,7 +159,7 @@ uint64_t suite_key(clradix_key_type type, bench_dist d, size_t i, size_t n, uint
     case DIST_EXPONENTIAL: {
         const unsigned bits = 8 * type_bytes(type), lg_n = ceil_log2(n) + 1, lg = lg_n < bits ? lg_n : bits;
         const uint64_t range = 1ull << (bench_random(state) % (lg ? lg : 1));
-        return hashed_key(type, mix(range + bench_random(state) % range));
+        return hashed_key(type, bench_mix(range + bench_random(state) % range));
     }
     case DIST_ROOTDUP: {
         const uint64_t root = (uint64_t)sqrt((double)n);

@@ -33,12 +33,16 @@ unsigned type_bytes(clradix_key_type type)
     }
 }
 
-uint64_t bench_random(uint64_t *state)
+uint64_t bench_mix(uint64_t z)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+uint64_t bench_random(uint64_t *state)
+{
+    return bench_mix(*state += 0x9E3779B97F4A7C15ull);
 }
 
 static uint64_t get_key(const void *keys, unsigned bytes, size_t i)
@@ -90,18 +94,11 @@ uint64_t order_image(clradix_key_type type, uint64_t key)
 /* A random key of type; floats are redrawn until finite, so random inputs hold no NaN or infinity. */
 static uint64_t random_key(clradix_key_type type, uint64_t *state)
 {
+    const unsigned bits = 8 * type_bytes(type);
     for (;;) {
-        const uint64_t r = bench_random(state);
-        if ((type == CLRADIX_F32 || type == CLRADIX_F32_NUMPY) && ((r >> 23) & 0xFF) == 0xFF)
-            continue;
-        if ((type == CLRADIX_F64 || type == CLRADIX_F64_NUMPY) && ((r >> 52) & 0x7FF) == 0x7FF)
-            continue;
-        if ((type == CLRADIX_F16 || type == CLRADIX_F16_NUMPY) && ((r >> 10) & 0x1F) == 0x1F)
-            continue;
-        if ((type == CLRADIX_BF16 || type == CLRADIX_BF16_NUMPY) && ((r >> 7) & 0xFF) == 0xFF)
-            continue;
-        const unsigned bits = 8 * type_bytes(type);
-        return bits == 64 ? r : r & ((1ull << bits) - 1);
+        const uint64_t r = bench_random(state), key = bits == 64 ? r : r & ((1ull << bits) - 1);
+        if (finite_key(type, key))
+            return key;
     }
 }
 

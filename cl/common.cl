@@ -543,12 +543,16 @@ __attribute__((noinline)) int few_keys_sort(__local radix_key *keys_a, __local r
 int lockstep(SPACE const radix_key *src, uint n, digit_spec spec)                                                   \
 {                                                                                                                   \
     const uint sample = min(n, LOCKSTEP_SAMPLE);                                                                    \
-    uint stepped = 0;                                                                                               \
+    if (sample <= 2)                                                                                                \
+        return 0;                                                                                                   \
+    uint stepped = 0, a = digit_of(src[0], spec), b = digit_of(src[1], spec);  /* each key's digit read once */     \
     for (uint t = 2; t < sample; ++t) {                                                                             \
-        const uint a = digit_of(src[t - 2], spec), b = digit_of(src[t - 1], spec), c = digit_of(src[t], spec);      \
+        const uint c = digit_of(src[t], spec);                                                                      \
         stepped += c != b && ((c - b) & spec.mask) == ((b - a) & spec.mask);                                        \
+        a = b;                                                                                                      \
+        b = c;                                                                                                      \
     }                                                                                                               \
-    return 2 * stepped >= sample && sample > 2;                                                                     \
+    return 2 * stepped >= sample;                                                                                   \
 }                                                                                                                   \
 /* src's n keys (and values) to dst at slot[digit]++, in order; slots past limit unwritten. Both                    \
    out of line: with the buffered loop beside it in one function, POCL compiled the plain one a                     \

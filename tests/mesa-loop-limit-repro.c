@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "repro_device.h"
+
 static const char *source =
     "__kernel void loops(__global uint *ran, __global const uint *data, uint first, uint second, uint third)\n"
     "{\n"
@@ -37,40 +39,11 @@ static const char *source =
     "    ran[3] = sum;\n"
     "}\n";
 
-/* The first device whose "platform device" contains wanted, with its platform. */
-static int find_device(const char *wanted, cl_platform_id *platform, cl_device_id *device)
-{
-    cl_platform_id platforms[16];
-    cl_uint platform_count = 0;
-    if (clGetPlatformIDs(16, platforms, &platform_count) != CL_SUCCESS)
-        return 0;
-    for (cl_uint p = 0; p < platform_count && p < 16; ++p) {
-        cl_device_id devices[16];
-        cl_uint count = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &count) != CL_SUCCESS)
-            continue;
-        for (cl_uint d = 0; d < count && d < 16; ++d) {
-            char name[512] = "", device_name[256] = "";
-            clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, 255, name, NULL);
-            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
-            strcat(strcat(name, " "), device_name);
-            if (strstr(name, wanted)) {
-                printf("device: %s\n", name);
-                *platform = platforms[p];
-                *device = devices[d];
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     const char *wanted = argc > 1 ? argv[1] : "llvmpipe";
-    cl_platform_id platform;
     cl_device_id device;
-    if (!find_device(wanted, &platform, &device)) {
+    if (!find_device(wanted, &device)) {
         printf("no OpenCL device matches \"%s\" (llvmpipe: RUSTICL_ENABLE=llvmpipe)\n", wanted);
         return 77;
     }

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "repro_device.h"
+
 static const char *source =
     "/* 64 work-items sort n <= 256 keys with values, 4 keys each held in private memory, by\n"
     "   4-bit digits: per digit, each work-item counts its keys in 16-bit counters of its own,\n"
@@ -180,33 +182,6 @@ static const char *source =
     "            values[first + k] = value[k];\n"
     "        }\n"
     "}\n";
-
-/* The first device whose "platform device" contains wanted. */
-static int find_device(const char *wanted, cl_device_id *device)
-{
-    cl_platform_id platforms[16];
-    cl_uint platform_count = 0;
-    if (clGetPlatformIDs(16, platforms, &platform_count) != CL_SUCCESS)
-        return 0;
-    for (cl_uint p = 0; p < platform_count && p < 16; ++p) {
-        cl_device_id devices[16];
-        cl_uint count = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &count) != CL_SUCCESS)
-            continue;
-        for (cl_uint d = 0; d < count && d < 16; ++d) {
-            char name[512] = "", device_name[256] = "";
-            clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, 255, name, NULL);
-            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
-            strcat(strcat(name, " "), device_name);
-            if (strstr(name, wanted)) {
-                printf("device: %s\n", name);
-                *device = devices[d];
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
 
 enum { N = 200 };
 

@@ -142,9 +142,9 @@ def load():
             try:
                 lib = ctypes.CDLL(path)
             except OSError as e:
-                tried.append(f"{path} ({how}): {e}")
                 if "libOpenCL" in str(e):
                     raise LibraryNotFoundError(_NO_LOADER.format(path=path, how=how, error=e)) from e
+                tried.append(f"{path} ({how}): {e}")
                 continue
             for name, (result, arguments) in _PROTOTYPES.items():
                 function = getattr(lib, name)
