@@ -18,9 +18,21 @@
  * jobs never overlap and each is sorted stably, so the result does not. The host sizes
  * every list and table for the worst case and never reads them.
  *
- * Jobs are uint4: x begin, y end, z the end of the bits left to sort, w 1 when the keys
- * lie in the secondary buffers.
+ * Jobs are uint4: x begin, y end, z the end of the bits left to sort, w where the keys lie
+ * (bit 0: 1 in the secondary buffers) and BY_DIGITS.
+ *
+ * Where one work-item makes a group (CPU rows, SPLIT_BY_VALUE: the host defines it), a
+ * large job whose digits are uneven is split by value instead: seg_sample looks at a
+ * sample of its keys and, where one digit would keep more than EVEN_SHARE / RADIX of them,
+ * builds a table that maps cells of the masked image (CELL_BITS bits below the sample's
+ * span) to buckets that hold about as many sample keys each, a cell that holds more than a
+ * bucket's share alone; the bucket then takes the digit's place in counting and scattering.
+ * A bucket that keeps more than half of its job and every bit of it (the sample misled)
+ * comes to the next level marked BY_DIGITS and is split by digit there: no job is split
+ * twice the same way.
  */
+#define BY_DIGITS 2u
+#define WHERE(job) ((job).w & 1)
 #if !defined(TINY_N) || TINY_N < 2
 #error "TINY_N must be at least 2"
 #endif
@@ -77,7 +89,7 @@ void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint 
               uint copy_chunk)
 {
     const uint len = end - begin, done = len < 2 || end_bit <= begin_bit;
-    if (len == 0 || (done && !where))
+    if (len == 0 || (done && !(where & 1)))
         return;  /* nothing to sort, and already where it belongs */
     if (done) {
         for (uint piece = begin; piece < end;) {
@@ -149,6 +161,12 @@ BARRIER_FUNCTION uint take_job(__global uint *state, uint list, uint count, uint
 /* The buffers of a kernel that moves keys between the primary and secondary buffers. */
 #define BUFFER_ARGS __global radix_key *primary, __global radix_key *secondary \
     IF_VALUES(, __global radix_value *primary_values, __global radix_value *secondary_values)
+/* The splits by value, after the other arguments of the kernels that read them. */
+#ifdef SPLIT_BY_VALUE
+#define SPLIT_ARGS , __global const uint *splits, __global const uchar *cells
+#else
+#define SPLIT_ARGS
+#endif
 #define KEYS_IN(where) ((where) ? secondary : primary)
 #define VALUES_IN(where) ((where) ? secondary_values : primary_values)
 
@@ -250,6 +268,321 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
         state[STATE_BLOCKS(level)] = min(total, max_blocks);
 }
 
+#ifdef SPLIT_BY_VALUE
+/* ---------------------------------------------------------------------------------
+ * Splits by value (one work-item per group): the sample, the decision and the table
+ * ------------------------------------------------------------------------------ */
+
+#if TILE < 16 * RADIX
+#error "SPLIT_BY_VALUE needs tiles of at least 16 * RADIX keys (the sample's local memory)"
+#endif
+/* Cells: a key's masked image as its distance from an origin (where the sample's keys are
+   densest), in the manner of a float of CELL_PRECISION bits (distances below
+   2^CELL_PRECISION exact, larger ones rounded down to that many significant bits), above
+   the origin from HALF_CELLS up and below it from HALF_CELLS - 1 down: fine where keys are
+   dense, coarse far from there, every image in a cell, and monotone in the image. */
+#if KEY_BITS == 64
+#define CELL_PRECISION 10
+#else
+#define CELL_PRECISION 11
+#endif
+#define CELLS 65536u
+#define HALF_CELLS (CELLS / 2)
+#define CELL_OF_ALL (((KEY_BITS - CELL_PRECISION) << (CELL_PRECISION - 1)) + (1u << CELL_PRECISION) - 1)  /* cell_of(~0) */
+#define SAMPLE_KEYS (16 * RADIX)
+#define SPLIT_WORDS 4       /* per job of a level: table slot + 1 (0: by digit), origin (two words) */
+#define RANGE_WORDS RADIX   /* per slot after its cells: each bucket's first and last cell */
+#define SLOT_BYTES (CELLS + 4 * RANGE_WORDS)
+
+/* A fixed scramble of the sample's index: the positions are the same in every run (a test
+   can build keys that mislead the sample), and not a stride, which periodic keys fool. */
+uint sample_hash(uint i)
+{
+    i = (i ^ 0x9E3779B9u) * 0x85EBCA6Bu;
+    i ^= i >> 13;
+    i *= 0xC2B2AE35u;
+    return i ^ (i >> 16);
+}
+
+/* The float cell of a distance: exact below 2^CELL_PRECISION, else its CELL_PRECISION leading
+   bits after (bit length - CELL_PRECISION) << (CELL_PRECISION - 1). Without branches. */
+uint cell_of(radix_key distance)
+{
+    /* the bit length, at least CELL_PRECISION (a max, which compilers made a branch) */
+    const uint drop = KEY_BITS - (uint)clz(distance | (((radix_key)1 << CELL_PRECISION) - 1)) - CELL_PRECISION;
+    return (drop << (CELL_PRECISION - 1)) + (uint)(distance >> drop);
+}
+
+/* The smallest and largest distance in cell c. */
+radix_key cell_first(uint c)
+{
+    const uint drop = c < (1u << CELL_PRECISION) ? 0 : (c >> (CELL_PRECISION - 1)) - 1;
+    return (radix_key)(c - (drop << (CELL_PRECISION - 1))) << drop;
+}
+
+radix_key cell_last(uint c)
+{
+    const uint drop = c < (1u << CELL_PRECISION) ? 0 : (c >> (CELL_PRECISION - 1)) - 1;
+    return cell_first(c) + (((radix_key)1 << drop) - 1);
+}
+
+/* The cell of the masked image `bits` around origin (without branches: keys on both
+   sides of it would mispredict them). Below it, the distance is ~(bits - origin). */
+uint cell_around(radix_key bits, radix_key origin)
+{
+    const radix_key below = (radix_key)0 - (radix_key)(bits < origin);
+    const uint f = cell_of((radix_key)(bits - origin) ^ below);
+    return HALF_CELLS + (f ^ (uint)below);  /* below: HALF_CELLS - 1 - f */
+}
+
+/* The smallest and the largest masked image (up to range) in cell c around origin. */
+radix_key cell_bits_first(uint c, radix_key origin, radix_key range)
+{
+    if (c >= HALF_CELLS) {
+        const radix_key d = cell_first(c - HALF_CELLS);
+        return c - HALF_CELLS > CELL_OF_ALL || d > range - origin ? range : origin + d;
+    }
+    const uint f = HALF_CELLS - 1 - c;
+    const radix_key d = f > CELL_OF_ALL ? ~(radix_key)0 : cell_last(f);
+    return d >= origin ? 0 : origin - 1 - d;
+}
+
+radix_key cell_bits_last(uint c, radix_key origin, radix_key range)
+{
+    if (c >= HALF_CELLS) {
+        const radix_key d = c - HALF_CELLS > CELL_OF_ALL ? ~(radix_key)0 : cell_last(c - HALF_CELLS);
+        return d > range - origin ? range : origin + d;
+    }
+    const uint f = HALF_CELLS - 1 - c;
+    const radix_key d = f > CELL_OF_ALL ? ~(radix_key)0 : cell_first(f);
+    return d >= origin ? 0 : origin - 1 - d;
+}
+
+/* A job's split by value: the bits [begin, ...) of a key's image masked by range name a
+   cell around origin, and cells[cell] is its bucket (monotone in the cell, so that a
+   stable scatter by bucket orders the keys as one by digit would). */
+typedef struct value_split {
+    __global const uchar *cells;  /* 0: the job splits by digit */
+    radix_key origin, range;
+    uint begin;
+} value_split;
+
+/* Job j's split, from seg_sample's record (cells 0 where there is none). */
+value_split split_of(__global const uint *splits, __global const uchar *cells, uint j, uint begin_bit, uint end_bit)
+{
+    __global const uint *split = splits + SPLIT_WORDS * j;
+    value_split v = { 0, 0, 0, begin_bit };
+    if (split[0]) {
+        v.cells = cells + (size_t)(split[0] - 1) * SLOT_BYTES;
+        v.origin = (radix_key)(((ulong)split[2] << 32) | split[1]);
+        v.range = range_mask_of(begin_bit, end_bit);
+    }
+    return v;
+}
+
+/* image_of, without a branch on the sign where the order is a mask of it: compilers make
+   image_of's select a branch, which keys of either sign mispredict (classifying such keys
+   1.8x slower on POCL). */
+radix_key image_unbranched(radix_key key, key_order order)
+{
+#ifdef NUMPY_ORDER
+    return image_of(key, order);
+#else
+    const radix_key negative = (radix_key)0 - (key >> (KEY_BITS - 1));
+    return key ^ order.pos_xor ^ ((order.pos_xor ^ order.neg_xor) & negative);
+#endif
+}
+
+/* The bucket of a key. */
+uint bucket_of(radix_key key, key_order order, value_split v)
+{
+    const radix_key bits = (image_unbranched(key, order) >> v.begin) & v.range;
+    return v.cells[cell_around(bits, v.origin)];
+}
+
+/* The end bit of the bits left in bucket d: above the highest bit in which the smallest
+   and largest masked image its cells can hold differ. */
+uint bucket_end_bit(value_split v, uint d, uint begin_bit)
+{
+    const uint cells = ((__global const uint *)(v.cells + CELLS))[d];
+    const uint first = cells & 0xFFFFu, last = cells >> 16;
+    const radix_key differ = cell_bits_first(first, v.origin, v.range) ^ cell_bits_last(last, v.origin, v.range);
+    return differ ? begin_bit + KEY_BITS - (uint)clz(differ) : begin_bit;
+}
+
+/* Keys are classified a chunk at a time into a private array, in a loop of its own that
+   compilers vectorize (the table lookups as gathers): 1.6x faster on POCL than a key's
+   bucket taken where it is counted or moved. */
+#define CHUNK 256
+
+void buckets_of(__global const radix_key *keys, uint count, key_order order, value_split split, uchar *bucket)
+{
+    for (uint u = 0; u < count; ++u)
+        bucket[u] = (uchar)bucket_of(keys[u], order, split);
+}
+
+/* Moves count keys (and values) from src to dst, each to next[its bucket]++, in order (so
+   stably); nothing at or past limit. */
+void scatter_by_value(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
+                      key_order order, value_split split, __local uint *next, uint limit,
+                      __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
+{
+    uchar bucket[CHUNK];
+    for (uint first = 0; first < count; first += CHUNK) {
+        const uint chunk = min((uint)CHUNK, count - first);
+        buckets_of(src + first, chunk, order, split, bucket);
+        for (uint u = 0; u < chunk; ++u) {
+            const uint at = next[bucket[u]]++;
+            if (at < limit) {
+                dst[at] = src[first + u];
+                IF_VALUES(dst_values[at] = src_values[first + u];)
+            }
+        }
+    }
+}
+
+/* Sorts the SAMPLE_KEYS images of a by 8-bit counting passes between a and b, back in a
+   (KEY_BITS / 8 is even). */
+void sort_sample(__local radix_key *a, __local radix_key *b, __local uint *counts)
+{
+    for (uint pass = 0; pass < KEY_BITS / 8; ++pass) {
+        __local const radix_key *from = pass & 1 ? b : a;
+        __local radix_key *to = pass & 1 ? a : b;
+        for (uint d = 0; d < 256; ++d)
+            counts[d] = 0;
+        for (uint t = 0; t < SAMPLE_KEYS; ++t)
+            ++counts[(uint)(from[t] >> (8 * pass)) & 0xFF];
+        counts_to_slots(counts, 256, SAMPLE_KEYS);
+        for (uint t = 0; t < SAMPLE_KEYS; ++t)
+            to[counts[(uint)(from[t] >> (8 * pass)) & 0xFF]++] = from[t];
+    }
+}
+
+/*
+ * Whether a split by digit (at the sample's highest bit that varies, as seg_decide would
+ * pick) leaves more than half of the job's keys in buckets that need another level: of
+ * more than twice medium_n keys (projected from the sample) whose sample keys are not all
+ * equal (a bucket of equal keys is done once the next level has read it).
+ */
+int digits_uneven(__local const radix_key *images, radix_key low, radix_key high, uint len, uint medium_n,
+                  __local uint *counts, __local radix_key *firsts, __local uint *mixed)
+{
+    const uint top = KEY_BITS - (uint)clz((radix_key)(low ^ high)), shift = top > RADIX_BITS ? top - RADIX_BITS : 0;
+    for (uint d = 0; d < RADIX; ++d) {
+        counts[d] = 0;
+        mixed[d] = 0;
+    }
+    for (uint t = 0; t < SAMPLE_KEYS; ++t) {
+        const uint d = (uint)(images[t] >> shift) & (RADIX - 1);
+        if (counts[d]++ == 0)
+            firsts[d] = images[t];
+        mixed[d] |= images[t] != firsts[d];
+    }
+    /* a bucket past 2 * medium_n keys holds more than this many sample keys */
+    const ulong large = (ulong)SAMPLE_KEYS * 2 * medium_n / len;
+    uint uneven = 0;
+    for (uint d = 0; d < RADIX; ++d)
+        uneven += counts[d] > large && mixed[d] ? counts[d] : 0;
+    return 2 * uneven > SAMPLE_KEYS;
+}
+
+/*
+ * Each group takes large jobs of the level in turn: samples SAMPLE_KEYS keys of the job's
+ * and decides how it splits. By digit (splits 0) where the job is BY_DIGITS, has no
+ * table slot (slots: its index below `slots`), the sample's keys are all equal, or the
+ * digits are not uneven (digits_uneven). Else by value: the sample's cells sorted, and its
+ * runs of equal cells put in buckets in order, a bucket taking the runs that start in its
+ * share of the sample, a run longer than a share a bucket of its own; a cell between runs
+ * goes with the next run's bucket (the previous one's where the next run has a bucket of
+ * its own). Equal keys whose cell is exact (near the smallest) so make a bucket whose
+ * bits are done.
+ */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void seg_sample(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
+                uint begin_bit, KEY_ORDER_ARGS, uint medium_n, uint slots, __global uint *splits,
+                __global uchar *cells)
+{
+    __local radix_key images[SAMPLE_KEYS], others[SAMPLE_KEYS], firsts[RADIX];
+    __local ushort sorted[SAMPLE_KEYS], scratch[SAMPLE_KEYS];
+    __local uint counts[RADIX > 256 ? RADIX : 256], mixed[RADIX];
+    const uint share = SAMPLE_KEYS / RADIX, count = list_count(state, STATE_LARGE_COUNT(level), cap_large);
+    for (uint j = get_group_id(0); j < count; j += get_num_groups(0)) {
+        const seg_job job = large_list(LIST_PASS, level)[j];
+        __global uint *split = splits + SPLIT_WORDS * j;
+        split[0] = 0;
+        if ((job.w & BY_DIGITS) || j >= slots)
+            continue;
+        __global const radix_key *keys = KEYS_IN(WHERE(job)) + job.x;
+        const uint len = job.y - job.x;
+        radix_key low = ~(radix_key)0, high = 0;
+        for (uint t = 0; t < SAMPLE_KEYS; ++t) {
+            const radix_key image = masked_image(keys[mul_hi(sample_hash(t), len)], begin_bit, job.z, KEY_ORDER);
+            images[t] = image;
+            low = min(low, image);
+            high = max(high, image);
+        }
+        if (low == high || !digits_uneven(images, low, high, len, medium_n, counts, firsts, mixed))
+            continue;
+
+        /* The origin: amid the share of the sample that spans the fewest values. */
+        sort_sample(images, others, counts);
+        uint densest = 0;
+        for (uint t = 1; t + share < SAMPLE_KEYS; ++t)
+            if (images[t + share] - images[t] < images[densest + share] - images[densest])
+                densest = t;
+        const radix_key origin = images[densest + share / 2];
+        for (uint t = 0; t < SAMPLE_KEYS; ++t)  /* in order, as the images are */
+            sorted[t] = (ushort)cell_around(images[t], origin);
+        /* Each run's bucket, and whether it is alone in it, in scratch: bucket | alone << 8. */
+        uint bucket = 0;
+        for (uint t = 0, previous_alone = 0; t < SAMPLE_KEYS;) {
+            uint end = t + 1;
+            while (end < SAMPLE_KEYS && sorted[end] == sorted[t])
+                ++end;
+            const uint alone = end - t > share;
+            /* never below the run before's bucket, and above it next to a run alone */
+            const uint b = max(t / share, t > 0 && (alone || previous_alone) ? bucket + 1 : bucket);
+            bucket = min(b, (uint)RADIX - 1);
+            for (uint u = t; u < end; ++u)
+                scratch[u] = (ushort)(bucket | alone << 8);
+            previous_alone = alone;
+            t = end;
+        }
+        /* The table: each run's cell, and the cells up to it. */
+        __global uchar *table = cells + (size_t)j * SLOT_BYTES;
+        __global uint *ranges = (__global uint *)(table + CELLS);
+        uint cell = 0;
+        for (uint t = 0; t < SAMPLE_KEYS; ++t) {
+            const uint run_cell = sorted[t], own = scratch[t] & 0xFF;
+            if (t > 0 && run_cell == sorted[t - 1])
+                continue;
+            /* cells before this run's: the previous run's bucket when this one's is its own */
+            const uint gap = t > 0 && (scratch[t] >> 8) ? scratch[t - 1] & 0xFF : own;
+            for (; cell < run_cell; ++cell)
+                table[cell] = (uchar)gap;
+            table[cell++] = (uchar)own;
+        }
+        const uint last = scratch[SAMPLE_KEYS - 1] & 0xFF;
+        for (; cell < CELLS; ++cell)
+            table[cell] = (uchar)last;
+        for (uint d = 0; d < RADIX; ++d)
+            ranges[d] = 0;
+        for (uint c = 0; c < CELLS; ++c)  /* each bucket's first and last cell */
+            if (c == 0 || table[c] != table[c - 1]) {
+                const uint d = table[c];
+                uint c_last = c;
+                while (c_last + 1 < CELLS && table[c_last + 1] == d)
+                    ++c_last;
+                ranges[d] = c | c_last << 16;
+                c = c_last;
+            }
+        split[1] = (uint)origin;
+        split[2] = (uint)((ulong)origin >> 32);
+        split[0] = j + 1;
+    }
+}
+#endif
+
 /* Copies of a block's counters: with one work-item, keys in turn to four of them, so that
    a run of equal digits (presorted or skewed keys) is not one chain of increments of one
    counter through memory, each waiting for the one before. */
@@ -283,7 +616,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
                    uint block_len, uint begin_bit, KEY_ORDER_ARGS,
                    __global const uint2 *blocks, uint max_blocks, __global const uint2 *job_blocks,
-                   __global radix_key *bits, __global uint *table)
+                   __global radix_key *bits, __global uint *table SPLIT_ARGS)
 {
     __local uint counts[COUNT_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
@@ -295,14 +628,32 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
         const digit_spec top = top_digit(begin_bit, job.z, KEY_ORDER);
-        __global const radix_key *keys = KEYS_IN(job.w) + begin;
+        __global const radix_key *keys = KEYS_IN(WHERE(job)) + begin;
 
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
         for (uint i = lid; i < COUNT_COPIES * (RADIX + 1); i += WG)
             counts[i] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);  /* counters are zero before anyone counts */
         radix_key any = 0, all = ~(radix_key)0;
+#ifdef SPLIT_BY_VALUE
+        const value_split split = split_of(splits, cells, block.x, begin_bit, job.z);
+        if (split.cells && !hole) {  /* its bucket in turn to each copy, as below */
+            uchar bucket[CHUNK];
+            for (uint first = 0; first < count; first += CHUNK) {
+                const uint chunk = min((uint)CHUNK, count - first);
+                for (uint u = 0; u < chunk; ++u) {
+                    const radix_key image = image_unbranched(keys[first + u], KEY_ORDER);
+                    any |= image;
+                    all &= image;
+                }
+                buckets_of(keys + first, chunk, KEY_ORDER, split, bucket);
+                for (uint u = 0; u < chunk; ++u)
+                    count_digit(counts + (u % COUNT_COPIES) * (RADIX + 1), bucket[u]);
+            }
+        } else
+#endif
 #if WG == 1
+        {
         uint i = 0;
         for (; count - i >= COUNT_COPIES; i += COUNT_COPIES)  /* key i + c to copy c */
 #pragma unroll
@@ -310,6 +661,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
                 count_image(image_of(keys[i + c], KEY_ORDER), top, counts + c * (RADIX + 1), &any, &all);
         for (; i < count; ++i)
             count_image(image_of(keys[i], KEY_ORDER), top, counts, &any, &all);
+        }
 #else
         __local uint *mine = counts + (lid % COUNT_COPIES) * (RADIX + 1);
         for (uint i = lid; i < count; i += WG)
@@ -344,7 +696,8 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
  * job).
  */
 __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, uint copy_chunk,
-                         __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen)
+                         __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen
+                         SPLIT_ARGS)
 {
     const uint j = get_global_id(0);
     if (j >= list_count(state, STATE_LARGE_COUNT(level), cap_large))
@@ -362,7 +715,11 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
     const radix_key mask = width >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << width) - 1);
     const radix_key varying = ((any ^ all) >> begin_bit) & mask;
     const uint highest = varying ? begin_bit + KEY_BITS - 1 - (uint)clz(varying) : begin_bit;  /* a bit */
-    const uint pick = varying && highest >= top_digit_shift(begin_bit, job.z) ? 0 : NO_DIGIT;
+    uint pick = varying && highest >= top_digit_shift(begin_bit, job.z) ? 0 : NO_DIGIT;
+#ifdef SPLIT_BY_VALUE
+    if (varying && splits[SPLIT_WORDS * j])
+        pick = 0;  /* by value, whichever bits vary */
+#endif
     chosen[j] = pick;
     if (!varying)  /* done: only where it lies may need a copy */
         emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n, copy_chunk);
@@ -381,7 +738,7 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_bit, KEY_ORDER_ARGS,
                  uint medium_n, uint copy_chunk, __global const uint2 *blocks, __global const uint2 *job_blocks,
-                 __global const uint *chosen, __global const uint *table)
+                 __global const uint *chosen, __global const uint *table SPLIT_ARGS)
 {
     __local tile_scratch s;
     const uint lid = get_local_id(0), level_blocks = state[STATE_BLOCKS(level)];
@@ -393,19 +750,36 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
         const uint base = table[jb.x * RADIX], len = job.y - job.x;
         const digit_spec spec = top_digit(begin_bit, job.z, KEY_ORDER);
+#ifdef SPLIT_BY_VALUE
+        const value_split split = split_of(splits, cells, idle ? 0 : block.x, begin_bit, job.z);
+#endif
         for (uint d = lid; d < RADIX && !idle; d += WG) {  /* digit_next[d]: this work-item's alone */
             s.digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;
             if (block.y == 0) {
                 const uint start = table[jb.x * RADIX + d * jb.y] - base;
                 const uint stop = d + 1 < RADIX ? table[jb.x * RADIX + (d + 1) * jb.y] - base : len;
-                emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, spec.shift, !job.w, medium_n,
+                uint end_bit = spec.shift, where = !WHERE(job);
+#ifdef SPLIT_BY_VALUE
+                if (split.cells && stop > start) {
+                    end_bit = bucket_end_bit(split, d, begin_bit);
+                    if (end_bit == job.z && stop - start > len / 2)
+                        where |= BY_DIGITS;  /* the sample misled: digits next */
+                }
+#endif
+                emit_job(LIST_PASS, level + 1, job.x + start, job.x + stop, begin_bit, end_bit, where, medium_n,
                          copy_chunk);
             }
         }
 
         const uint begin = job.x + block.y * block_len, count = idle ? 0 : min(block_len, job.y - begin);
-        scatter_range(KEYS_IN(job.w) + begin, IF_VALUES(VALUES_IN(job.w) + begin,) count, spec, &s, job.y,
-                      KEYS_IN(!job.w) IF_VALUES(, VALUES_IN(!job.w)), 0, spec, 0);
+#ifdef SPLIT_BY_VALUE
+        if (split.cells && !idle)  /* one work-item: each key straight to its bucket's next slot */
+            scatter_by_value(KEYS_IN(WHERE(job)) + begin, IF_VALUES(VALUES_IN(WHERE(job)) + begin,) count, KEY_ORDER,
+                             split, s.digit_next, job.y, KEYS_IN(!WHERE(job)) IF_VALUES(, VALUES_IN(!WHERE(job))));
+        else
+#endif
+        scatter_range(KEYS_IN(WHERE(job)) + begin, IF_VALUES(VALUES_IN(WHERE(job)) + begin,) count, spec, &s, job.y,
+                      KEYS_IN(!WHERE(job)) IF_VALUES(, VALUES_IN(!WHERE(job))), 0, spec, 0);
     }
 }
 
@@ -425,8 +799,8 @@ __kernel void seg_tiny(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS)
     const uint len = min(job.y - job.x, (uint)TINY_N);
     radix_key keys[TINY_N], images[TINY_N];
     IF_VALUES(radix_value values[TINY_N];)
-    __global const radix_key *src = KEYS_IN(job.w) + job.x;
-    IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
+    __global const radix_key *src = KEYS_IN(WHERE(job)) + job.x;
+    IF_VALUES(__global const radix_value *src_values = VALUES_IN(WHERE(job)) + job.x;)
     for (uint t = 0; t < len; ++t) {
         keys[t] = src[t];
         images[t] = masked_image(keys[t], begin_bit, job.z, KEY_ORDER);
@@ -461,8 +835,8 @@ void seg_local(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint budg
          spent += most) {
         const seg_job job = *LIST_AT(LIST_LOCAL, j);
         const uint len = min(job.y - job.x, (uint)SMALL_N);
-        __global const radix_key *src = KEYS_IN(job.w) + job.x;
-        IF_VALUES(__global const radix_value *src_values = VALUES_IN(job.w) + job.x;)
+        __global const radix_key *src = KEYS_IN(WHERE(job)) + job.x;
+        IF_VALUES(__global const radix_value *src_values = VALUES_IN(WHERE(job)) + job.x;)
 #if WG == 1
         for (uint t = 0; t < len; ++t) {
             keys_a[t] = src[t];
@@ -511,7 +885,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint bud
          spent += most) {
         const seg_job job = *LIST_AT(LIST_MEDIUM, j);
         const uint len = job.y - job.x, digits = digits_below(begin_bit, job.z);
-        uint where = job.w;
+        uint where = WHERE(job);
         for (uint i = 0; i < PASSES * RADIX; ++i)
             next_slot[i] = 0;
         __global const radix_key *keys = KEYS_IN(where) + job.x;
@@ -557,7 +931,7 @@ void seg_medium(BUFFER_ARGS, LIST_ARGS, uint begin_bit, KEY_ORDER_ARGS, uint bud
          spent += most) {
         const seg_job job = *LIST_AT(LIST_MEDIUM, j);
         const uint len = job.y - job.x;
-        uint where = job.w;
+        uint where = WHERE(job);
         for (uint p = 0, digits = digits_below(begin_bit, job.z); p < digits; ++p) {
             const digit_spec spec = pass_digit(p, begin_bit, job.z, KEY_ORDER);
             __global const radix_key *src = KEYS_IN(where) + job.x;

@@ -107,6 +107,8 @@ enum scratch_slot {
     SCRATCH_BLOCKS,      /* segments: each block's job */
     SCRATCH_CHOSEN,      /* segments: each large job's partition digit */
     SCRATCH_BITS,        /* segments: each block's OR and AND of images */
+    SCRATCH_SPLITS,      /* segments: each large job's split by value, if any */
+    SCRATCH_CELLS,       /* segments: the tables of the splits by value */
     SCRATCH_LEVELS,      /* the count table (level 0), then the scan's tile sums */
     SCRATCH_SLOTS = SCRATCH_LEVELS + MAX_SCAN_LEVELS
 };
@@ -129,6 +131,8 @@ typedef struct radix_program {
        for values of 4 and 8 bytes. */
     cl_kernel seg_start, seg_classify, seg_argsort_prepare, seg_blocks, seg_histogram, seg_decide, seg_scatter;
     cl_kernel seg_tiny, seg_local, seg_medium, seg_copy;
+    cl_kernel seg_sample;    /* where the engine splits by value (splits_by_value) */
+    int splits_by_value;
     /* PROGRAM_TOPK (cl/topk.cl) */
     cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count;
     cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
@@ -419,6 +423,9 @@ void make_key_args(const sort_request *r, key_args *k);
 /* segments.c: the segmented-sort engine (cl/segments.cl) for r with its program p: the
    bytes of its temporaries, and its enqueue (caller holds the sorter's lock). A flat sort
    through it is r with segmented 0: the one segment [0, n). */
+/* Whether the engine's program of this shape for keys of key_bytes splits skewed jobs by
+   value (SPLIT_BY_VALUE in cl/segments.cl): rows of one work-item, keys of 32 or 64 bits. */
+int engine_splits_by_value(const radix_params *q, unsigned key_bytes);
 cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r);
 clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r);
 

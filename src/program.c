@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 41 };
+enum { KERNEL_COUNT = 42 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -71,6 +71,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->seg_local, "seg_local", SEGMENTS, 0, small },
         { &p->seg_medium, "seg_medium", SEGMENTS, 0, 1 },
         { &p->seg_copy, "seg_copy", SEGMENTS, 1, 1 },
+        { &p->seg_sample, "seg_sample", SEGMENTS, 0, p->splits_by_value },
         { &p->topk_sample, "topk_sample", TOPK, 1, 1 },
         { &p->topk_range_count, "topk_range_count", TOPK, 0, 1 },
         { &p->topk_range_plan, "topk_range_plan", TOPK, 1, 1 },
@@ -253,7 +254,8 @@ radix_program *program_kernels_take(clradix_sorter *sorter, radix_program *p, cl
         *status = CLRADIX_ERROR_OUT_OF_RESOURCES;
         return NULL;
     }
-    *k = (radix_program){ .state = PROGRAM_READY, .kind = p->kind, .params = p->params, .program = p->program };
+    *k = (radix_program){ .state = PROGRAM_READY, .kind = p->kind, .params = p->params, .program = p->program,
+                          .splits_by_value = p->splits_by_value };
     kernel_entry theirs[KERNEL_COUNT], mine[KERNEL_COUNT];
     kernel_table(p, 0, theirs);
     kernel_table(k, 0, mine);
@@ -388,14 +390,15 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
              " -D COUNTER_DIGITS=%u -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u"
-             " -D TINY_N=%u%s%s%s%s",
+             " -D TINY_N=%u%s%s%s%s%s",
              keys.bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->counter_digits, q->hist_copies,
              q->fused,
              q->max_groups, q->small_n, q->scan_wg, (unsigned)SEGMENT_TINY_N,
              keys.numpy_order ? " -D NUMPY_ORDER=1" : "",
              sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "",
              sorter->limits.inline_barrier_functions ? " -D INLINE_BARRIER_FUNCTIONS=1" : "",
-             (sorter->limits.type & CL_DEVICE_TYPE_GPU) ? " -D UNROLL=1" : "");
+             (sorter->limits.type & CL_DEVICE_TYPE_GPU) ? " -D UNROLL=1" : "",
+             p->splits_by_value ? " -D SPLIT_BY_VALUE=1" : "");
 
     const int count = source_count(kind);
     const int cached = cache_enabled(sorter->device);
@@ -462,6 +465,7 @@ static clradix_status build(clradix_sorter *sorter, radix_program *p, enum progr
             status = CLRADIX_ERROR_UNSUPPORTED;
             break;
         }
+        p->splits_by_value = kind == PROGRAM_SEGMENTS && engine_splits_by_value(&p->params, keys.bytes);
         kernel_limits found;
         int store;
         uint64_t key[2];

@@ -6,6 +6,19 @@
  */
 #include "internal.h"
 
+int engine_splits_by_value(const radix_params *q, unsigned key_bytes)
+{
+    /* the sample (16 * RADIX keys) fits where a tile does; buckets are bytes */
+    return q->wg == 1 && key_bytes >= 4 && q->radix_bits <= 8 && q->kpt >= (16u << q->radix_bits);
+}
+
+/* A split by value's table (SLOT_BYTES in cl/segments.cl): a byte per cell, then a word
+   per bucket. */
+static size_t split_slot_bytes(const radix_params *q)
+{
+    return ((size_t)1 << 16) + 4 * ((size_t)1 << q->radix_bits);
+}
+
 /* The words of the state buffer (STATE_* in cl/segments.cl). */
 static size_t state_words(unsigned most_passes)
 {
@@ -27,6 +40,7 @@ typedef struct engine_plan {
        and the loop iterations each job may cost (see take_job; 0 without a budget). */
     size_t local_groups, medium_groups, copy_groups;
     cl_uint budget, local_most, medium_most, copy_most;
+    cl_uint split_slots;    /* jobs of a level that may split by value (their index below it) */
     scan_plan scan;         /* of one level's table: max_blocks * RADIX entries */
 } engine_plan;
 
@@ -133,6 +147,13 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
         || max_blocks + n / copy_chunk + 1 > allowed)
         return 0;
     plan->scan.levels = 0;
+    /* Tables for splits by value: for at most n / 2^18 jobs of a level (at least 16): a
+       table costs about what 2^16 keys do, so they add at most a quarter of a byte a key. */
+    plan->split_slots = 0;
+    if (levels && p->splits_by_value) {
+        const size_t slots = n >> 18 > 16 ? n >> 18 : 16;
+        plan->split_slots = (cl_uint)(slots < cap_large ? slots : cap_large);
+    }
 
     const size_t word = sizeof(cl_uint);
     for (int i = 0; i < SCRATCH_SLOTS; ++i)
@@ -153,6 +174,10 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
             || !size_mul_count(max_blocks, 2 * (size_t)r->key_bytes, &bytes[SCRATCH_BITS])
             || !size_mul_count((cl_ulong)max_blocks * radix, word, &bytes[SCRATCH_LEVELS]))
             return 0;
+        if (plan->split_slots
+            && (!size_mul_count(cap_large, 4 * word, &bytes[SCRATCH_SPLITS])
+                || !size_mul_count(plan->split_slots, split_slot_bytes(q), &bytes[SCRATCH_CELLS])))
+            return 0;
         scan_bytes(&plan->scan, bytes);  /* the first level is the largest, checked above */
     }
     return scratch_total(bytes);
@@ -170,6 +195,7 @@ cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_prog
 typedef struct engine_buffers {
     cl_mem primary, secondary, primary_values, secondary_values;
     cl_mem jobs, state, job_blocks, blocks, chosen, bits, table;
+    cl_mem splits, cells;   /* NULL unless the program splits by value */
 } engine_buffers;
 
 /* Sets BUFFER_ARGS then LIST_ARGS from argument 0; returns the next argument's index. */
@@ -193,21 +219,32 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
                             const scratch *s, const key_args *k, int values, cl_uint level)
 {
     const radix_params *q = &p->params;
+    const int by_value = plan->split_slots != 0;
     cl_int err = set_args(p->seg_blocks, 9, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large), ARG(level),
                           ARG(plan->block_shift), ARG(plan->max_blocks), ARG(b->job_blocks), ARG(b->blocks));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_blocks, 1, q->scan_wg);
+    if (err == CL_SUCCESS && by_value)
+        err = set_args(p->seg_sample, 15, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
+                       ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(k->begin_bit), KEY_ORDER_ARGS(k),
+                       ARG(plan->medium_n), ARG(plan->split_slots), ARG(b->splits), ARG(b->cells));
+    if (err == CL_SUCCESS && by_value)
+        err = chain_kernel(c, p->seg_sample, plan->block_groups, 1);
     if (err == CL_SUCCESS)
         err = set_args(p->seg_histogram, 17, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
                        KEY_ORDER_ARGS(k), ARG(b->blocks), ARG(plan->max_blocks),
                        ARG(b->job_blocks), ARG(b->bits), ARG(b->table));
+    if (err == CL_SUCCESS && by_value)
+        err = set_args_at(p->seg_histogram, 17, 2, ARG(b->splits), ARG(b->cells));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
     if (err == CL_SUCCESS)
         err = set_args(p->seg_decide, 11, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
                        ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(plan->copy_chunk), ARG(b->job_blocks),
                        ARG(b->bits), ARG(b->chosen));
+    if (err == CL_SUCCESS && by_value)
+        err = set_args_at(p->seg_decide, 11, 2, ARG(b->splits), ARG(b->cells));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_decide, groups_for(plan->cap_large, q->scan_wg), q->scan_wg);
     if (err == CL_SUCCESS)
@@ -219,6 +256,8 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
         err = set_args_at(p->seg_scatter, i, 12, ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
                           KEY_ORDER_ARGS(k), ARG(plan->medium_n), ARG(plan->copy_chunk),
                           ARG(b->blocks), ARG(b->job_blocks), ARG(b->chosen), ARG(b->table));
+    if (err == CL_SUCCESS && by_value)
+        err = set_args_at(p->seg_scatter, i + 12, 2, ARG(b->splits), ARG(b->cells));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_scatter, plan->block_groups, q->wg);
     return err;
@@ -304,6 +343,8 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
         .chosen = s->buffer[SCRATCH_CHOSEN],
         .bits = s->buffer[SCRATCH_BITS],
         .table = s->buffer[SCRATCH_LEVELS],
+        .splits = s->buffer[SCRATCH_SPLITS],
+        .cells = s->buffer[SCRATCH_CELLS],
     };
     const cl_uint words = (cl_uint)(bytes[SCRATCH_STATE] / sizeof(cl_uint));
     cl_int err = set_args(p->seg_start, 2, ARG(b.state), ARG(words));

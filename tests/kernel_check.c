@@ -84,6 +84,7 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define GPU_ROW { 8, 128, 32, 8, 8, 4, 1, 4096 }     /* NVIDIA, AMD and Intel GPUs */
 #define SIMD_CPU_ROW { 8, 8, 128, 8, 1, 1, 1, 1024 } /* CPUs with little local memory (Mesa's llvmpipe) */
 #define OTHER_GPU_ROW { 8, 64, 32, 8, 8, 2, 1, 2048 } /* other GPUs */
+#define OWN_RADIX4 { 4, 1, 256, 4, 1, 1, 2, 0 }       /* one work-item, splits by value from a sample of 256 */
 #define LIMITS_48K "--local-mem-size 49152 --max-wgsize 1024"
 #define LIMITS_64K "--local-mem-size 65536 --max-wgsize 256"
 
@@ -191,6 +192,15 @@ static const check_case cases[] = {
         { CLRADIX_I64, DIST_RANDOM, 1, PAIRS(DEVICE, 8), { 0 }, mix },
         { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix },
         { CLRADIX_U32, DIST_SEQUENTIAL, 1, PAIRS(DEVICE, 4), { 0 }, mix } },  /* medium jobs a line at a time */
+      ENGINE },
+    /* Skewed keys on a shape of one work-item: the engine splits them by value (seg_sample,
+       its tables, and buckets that fall back to digits: the 4-bit digits keep the sample
+       small, 256 keys). */
+    { "own radix4 engine", OWN_RADIX4, "",
+      { { CLRADIX_U32, DIST_LOW_ENTROPY, 3000, KEYS(DEVICE), { 0 } },
+        { CLRADIX_F32_NUMPY, DIST_UNIT_NAN, 2000, PAIRS(DEVICE, 4), { 0, 0, 1 } },
+        { CLRADIX_U64, DIST_ENDS, 2000, ARGSORT(DEVICE, 8), { 0 } },
+        { CLRADIX_I32, DIST_NORMAL, 1, KEYS(DEVICE), { 2, 30, 0 }, mix } },
       ENGINE },
     { "gpu-like engine", GPU_LIKE, "",
       { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 4), { 0 } },

@@ -15,7 +15,8 @@ const char *dist_name(dist d)
 {
     static const char *const names[DIST_ALL] = { "random", "sorted", "reverse", "equal", "two", "sixteen",
                                                  "low-entropy", "top-digit", "bottom-digit", "unit", "normal",
-                                                 "unit-nan", "all-but-few", "sampled-low", "sequential" };
+                                                 "unit-nan", "all-but-few", "sampled-low", "sequential",
+                                                 "ends", "mislead", "mixed" };
     return d < DIST_ALL ? names[d] : "?";
 }
 
@@ -146,6 +147,36 @@ static void *sampled_low(clradix_key_type type, void *keys, size_t n)
     return out;
 }
 
+/* keys (n of type) with two in five the smallest of them and two in five the largest. */
+static void *at_the_ends(clradix_key_type type, void *keys, size_t n)
+{
+    const unsigned bytes = key_bytes_of(type);
+    if (!n)
+        return keys;
+    size_t *perm = oracle_order(type, keys, n, NULL);
+    const uint64_t smallest = get_key(keys, bytes, perm[0]), largest = get_key(keys, bytes, perm[n - 1]);
+    for (size_t i = 0; i < n; ++i)
+        if (i % 5 < 4)
+            put_key(keys, bytes, i, i % 5 < 2 ? smallest : largest);
+    free(perm);
+    return keys;
+}
+
+/* Whether seg_sample (cl/segments.cl, 4096 keys of a job of n at the CPU row's RADIX of
+   256) reads position i of a job of n keys: the positions its fixed scramble picks. */
+static unsigned char *sampled_by_engine(size_t n)
+{
+    unsigned char *sampled = calloc(n ? n : 1, 1);
+    for (uint32_t t = 0; t < 4096 && n; ++t) {
+        uint32_t h = (t ^ 0x9E3779B9u) * 0x85EBCA6Bu;
+        h ^= h >> 13;
+        h *= 0xC2B2AE35u;
+        h ^= h >> 16;
+        sampled[((uint64_t)h * n) >> 32] = 1;
+    }
+    return sampled;
+}
+
 void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
 {
     const unsigned bytes = key_bytes_of(type), bits = bytes * 8;
@@ -166,6 +197,7 @@ void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
         case DIST_UNIT: case DIST_NORMAL: case DIST_UNIT_NAN: v = real_key_of(type, d, r, &state); break;
         case DIST_ALL_BUT_FEW: v = r % 1000 ? pool[0] : r; break;
         case DIST_SEQUENTIAL: v = (fixed >> 8) + i * (1 + 2 * (fixed & 3)); break;
+        case DIST_MIXED: v = (i >> 12) & 1 ? r : r & rng_next(&state) & rng_next(&state); break;
         default: v = r; break;
         }
         put_key(keys, bytes, i, v);
@@ -185,6 +217,17 @@ void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
         free(keys);
         keys = sorted;
     }
+    if (d == DIST_MISLEAD) {
+        unsigned char *sampled = sampled_by_engine(n);
+        const uint64_t top = 1ull << (bits - 1);
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t r = rng_next(&state);
+            put_key(keys, bytes, i, sampled[i] ? (r & rng_next(&state) & rng_next(&state)) & (top - 1) : r | top);
+        }
+        free(sampled);
+    }
+    if (d == DIST_ENDS)
+        return at_the_ends(type, keys, n);
     return d == DIST_SAMPLED_LOW ? sampled_low(type, keys, n) : keys;
 }
 

@@ -32,6 +32,11 @@ typedef enum dist {
                           smallest keys, so the sample misleads */
     DIST_SEQUENTIAL,   /* base + i * step (step 1, 3, 5 or 7), then sqrt(n) / 4 swaps of two random
                           keys: IDs and counters, whose digits step through the radix in lock step */
+    /* Adversaries of the engine's splits by value (cl/segments.cl): */
+    DIST_ENDS,         /* the smallest and the largest key (in the type's order) two in five each */
+    DIST_MISLEAD,      /* the positions seg_sample reads of a flat sort hold low-entropy keys below
+                          2^(bits-1); every other key is random above (unsigned types) */
+    DIST_MIXED,        /* runs of 4096 keys, low-entropy and random in turn */
     DIST_ALL
 } dist;
 
