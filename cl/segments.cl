@@ -268,6 +268,15 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
         state[STATE_BLOCKS(level)] = min(total, max_blocks);
 }
 
+/* Copies of a block's counters: with one work-item, keys in turn to four of them, so that
+   a run of equal digits (presorted or skewed keys) is not one chain of increments of one
+   counter through memory, each waiting for the one before. */
+#if WG == 1
+#define COUNT_COPIES 4
+#else
+#define COUNT_COPIES HIST_COPIES
+#endif
+
 #ifdef SPLIT_BY_VALUE
 /* ---------------------------------------------------------------------------------
  * Splits by value (one work-item per group): the sample, the decision and the table
@@ -421,9 +430,33 @@ void buckets_of(__global const radix_key *keys, uint count, key_order order, val
         bucket[u] = (uchar)bucket_of(keys[u], order, split);
 }
 
+/* Counts the buckets of count keys, a key in turn to each of COUNT_COPIES copies of the
+   counters (RADIX + 1 words apart, as seg_histogram's), and folds their images into *any
+   and *all. Out of line, as scatter_by_value: inlined beside the digits' loops, they made
+   POCL compile those slower. */
+__attribute__((noinline)) void count_by_value(__global const radix_key *keys, uint count, key_order order,
+                                              value_split split, __local uint *counts, radix_key *any, radix_key *all)
+{
+    uchar bucket[CHUNK];
+    radix_key or_all = *any, and_all = *all;
+    for (uint first = 0; first < count; first += CHUNK) {
+        const uint chunk = min((uint)CHUNK, count - first);
+        for (uint u = 0; u < chunk; ++u) {
+            const radix_key image = image_unbranched(keys[first + u], order);
+            or_all |= image;
+            and_all &= image;
+        }
+        buckets_of(keys + first, chunk, order, split, bucket);
+        for (uint u = 0; u < chunk; ++u)
+            ++counts[(u % COUNT_COPIES) * (RADIX + 1) + bucket[u]];
+    }
+    *any = or_all;
+    *all = and_all;
+}
+
 /* Moves count keys (and values) from src to dst, each to next[its bucket]++, in order (so
    stably); nothing at or past limit. */
-void scatter_by_value(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
+__attribute__((noinline)) void scatter_by_value(__global const radix_key *src, IF_VALUES(__global const radix_value *src_values,) uint count,
                       key_order order, value_split split, __local uint *next, uint limit,
                       __global radix_key *dst IF_VALUES(, __global radix_value *dst_values))
 {
@@ -584,15 +617,6 @@ void seg_sample(__global const radix_key *primary, __global const radix_key *sec
 }
 #endif
 
-/* Copies of a block's counters: with one work-item, keys in turn to four of them, so that
-   a run of equal digits (presorted or skewed keys) is not one chain of increments of one
-   counter through memory, each waiting for the one before. */
-#if WG == 1
-#define COUNT_COPIES 4
-#else
-#define COUNT_COPIES HIST_COPIES
-#endif
-
 /* Folds a key's image into a block's OR and AND, and counts its top digit in `copy`. */
 void count_image(radix_key image, digit_spec top, __local uint *copy, radix_key *any, radix_key *all)
 {
@@ -638,20 +662,9 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         radix_key any = 0, all = ~(radix_key)0;
 #ifdef SPLIT_BY_VALUE
         const value_split split = split_of(splits, cells, block.x, begin_bit, job.z);
-        if (split.cells && !hole) {  /* its bucket in turn to each copy, as below */
-            uchar bucket[CHUNK];
-            for (uint first = 0; first < count; first += CHUNK) {
-                const uint chunk = min((uint)CHUNK, count - first);
-                for (uint u = 0; u < chunk; ++u) {
-                    const radix_key image = image_unbranched(keys[first + u], KEY_ORDER);
-                    any |= image;
-                    all &= image;
-                }
-                buckets_of(keys + first, chunk, KEY_ORDER, split, bucket);
-                for (uint u = 0; u < chunk; ++u)
-                    count_digit(counts + (u % COUNT_COPIES) * (RADIX + 1), bucket[u]);
-            }
-        } else
+        if (split.cells && !hole)
+            count_by_value(keys, count, KEY_ORDER, split, counts, &any, &all);
+        else
 #endif
 #if WG == 1
         {

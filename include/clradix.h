@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 13
+#define CLRADIX_VERSION_MINOR 14
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
