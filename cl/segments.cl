@@ -10,8 +10,9 @@
  *           each, digit passes between the job's ranges of the two buffers;
  *   large   the rest: all large jobs of a level are partitioned together, every job cut
  *           into blocks that work-groups count and scatter in parallel (as a global pass),
- *           by its most significant digit that varies; each bucket is a job of the next
- *           level with fewer bits left, binned again. A level per digit at most;
+ *           by its most significant digit that varies (or by value: below); each bucket
+ *           is a job of the next level with fewer bits left, binned again. A level per
+ *           digit at most;
  *   copy    jobs with nothing left to sort whose keys lie in the secondary buffers, in
  *           pieces of at most copy_chunk keys (a kernel argument).
  * Lists are filled with atomic counters, so a list's order varies from run to run, but
@@ -23,13 +24,13 @@
  *
  * Where one work-item makes a group (CPU rows, SPLIT_BY_VALUE: the host defines it), a
  * large job whose digits are uneven is split by value instead: seg_sample looks at a
- * sample of its keys and, where one digit would keep more than EVEN_SHARE / RADIX of them,
- * builds a table that maps cells of the masked image (CELL_BITS bits below the sample's
- * span) to buckets that hold about as many sample keys each, a cell that holds more than a
- * bucket's share alone; the bucket then takes the digit's place in counting and scattering.
- * A bucket that keeps more than half of its job and every bit of it (the sample misled)
- * comes to the next level marked BY_DIGITS and is split by digit there: no job is split
- * twice the same way.
+ * sample of its keys and, where a split by digit would leave too many of them for another
+ * level (digits_uneven), builds a table that maps cells of the masked image (cell_around:
+ * fine near the sample's densest point, coarse far from it) to buckets that hold about as
+ * many sample keys each, a cell that holds more than a bucket's share alone; the bucket
+ * then takes the digit's place in counting and scattering. A bucket that keeps more than
+ * half of its job and every bit of it (the sample misled) comes to the next level marked
+ * BY_DIGITS and is split by digit there: no job is split twice the same way.
  */
 #define BY_DIGITS 2u
 #define WHERE(job) ((job).w & 1)
@@ -475,7 +476,7 @@ __attribute__((noinline)) void scatter_by_value(__global const radix_key *src, I
 }
 
 /* Sorts the SAMPLE_KEYS images of a by 8-bit counting passes between a and b, back in a
-   (KEY_BITS / 8 is even). */
+   (KEY_BITS / 8, 4 or 8, is even). */
 void sort_sample(__local radix_key *a, __local radix_key *b, __local uint *counts)
 {
     for (uint pass = 0; pass < KEY_BITS / 8; ++pass) {
@@ -522,14 +523,14 @@ int digits_uneven(__local const radix_key *images, radix_key low, radix_key high
 
 /*
  * Each group takes large jobs of the level in turn: samples SAMPLE_KEYS keys of the job's
- * and decides how it splits. By digit (splits 0) where the job is BY_DIGITS, has no
- * table slot (slots: its index below `slots`), the sample's keys are all equal, or the
- * digits are not uneven (digits_uneven). Else by value: the sample's cells sorted, and its
- * runs of equal cells put in buckets in order, a bucket taking the runs that start in its
- * share of the sample, a run longer than a share a bucket of its own; a cell between runs
- * goes with the next run's bucket (the previous one's where the next run has a bucket of
- * its own). Equal keys whose cell is exact (near the smallest) so make a bucket whose
- * bits are done.
+ * (at fixed positions) and decides how it splits. By digit (splits 0) where the job is
+ * BY_DIGITS, has no table slot (slots: its index below `slots`), the sample's keys are all
+ * equal, or the digits are not uneven (digits_uneven). Else by value: the sample sorted,
+ * the origin of the cells where it is densest, and its runs of equal cells put in buckets
+ * in order, a bucket taking the runs that start in its share of the sample, a run longer
+ * than a share a bucket of its own; a cell between runs goes with the next run's bucket
+ * (the previous one's where the next run has a bucket of its own). Equal keys whose cell
+ * is exact (near the origin) so make a bucket whose bits are done.
  */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void seg_sample(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
