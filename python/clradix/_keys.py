@@ -64,7 +64,7 @@ def host_float_order(a, float_order, opts=None):
     whole key (opts None, or ascending over every bit), where its NaNs all have one bit
     pattern with the sign bit clear, as np.nan does, and no -0.0: totalOrder then puts them
     last, in input order, as numpy does. One
-    vectorised read: the minimum is NaN when any key is; zeros are looked for only when the
+    vectorised read: the minimum is NaN when any key is; -0.0 is looked for only when the
     keys reach zero."""
     if float_order != "numpy" or a.size == 0 or not (a.dtype.kind == "f" or _is_bfloat16(a.dtype)):
         return float_order
@@ -83,8 +83,11 @@ def host_float_order(a, float_order, opts=None):
             return "numpy"
     elif low > 0 or a.max() < 0:
         return "total"
-    zeros = a == 0
-    return "numpy" if zeros.any() and np.signbit(a[zeros]).any() else "total"
+    # -0.0 by its bits: one compare (selecting the zeros first cost 70 ms for 2^24 keys of
+    # which a third were zeros)
+    width = a.dtype.itemsize * 8
+    negative_zero = np.array(1 << (width - 1), dtype=np.dtype(f"uint{width}"))
+    return "numpy" if (a.view(negative_zero.dtype) == negative_zero).any() else "total"
 
 
 def library_keys(k, in_place, nat_smallest=False):
