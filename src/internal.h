@@ -423,10 +423,10 @@ void make_key_args(const sort_request *r, key_args *k);
 /* segments.c: the segmented-sort engine (cl/segments.cl) for r with its program p: the
    bytes of its temporaries, and its enqueue (caller holds the sorter's lock). A flat sort
    through it is r with segmented 0: the one segment [0, n). */
+cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r);
+clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r);
 /* Whether the engine's program of this shape for keys of key_bytes splits skewed jobs by
    value (SPLIT_BY_VALUE in cl/segments.cl): rows of one work-item, keys of 32 or 64 bits. */
 int engine_splits_by_value(const radix_params *q, unsigned key_bytes);
-cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r);
-clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r);
 
 #endif

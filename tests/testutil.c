@@ -162,8 +162,8 @@ static void *at_the_ends(clradix_key_type type, void *keys, size_t n)
     return keys;
 }
 
-/* Whether seg_sample (cl/segments.cl, 4096 keys of a job of n at the CPU row's RADIX of
-   256) reads position i of a job of n keys: the positions its fixed scramble picks. */
+/* Which positions of a job of n keys seg_sample reads (cl/segments.cl: 4096 keys at the
+   CPU row's RADIX of 256, picked by its fixed scramble): a flag per position. */
 static unsigned char *sampled_by_engine(size_t n)
 {
     unsigned char *sampled = calloc(n ? n : 1, 1);
