@@ -55,6 +55,7 @@ typedef uint4 seg_job;
 #define STATE_NEXT(list) (8 + (list))
 #define STATE_LARGE_COUNT(level) (16 + (level))
 #define STATE_BLOCKS(level) (16 + PASSES + (level))
+#define STATE_LEVELS 15  /* the partition levels the host enqueues (seg_start writes it) */
 #define NO_DIGIT 0xFFFFFFFFu
 
 /* The arguments that locate the lists, in every kernel that reads or writes them. */
@@ -83,9 +84,11 @@ void put_job(__global seg_job *at, uint begin, uint end, uint end_bit, uint wher
 
 /* Puts the job [begin, end) with bits [begin_bit, end_bit) left, whose keys lie in
    buffer `where`, on the list of its class (a copy in pieces of copy_chunk keys); a large
-   one on the list of `level`. Jobs past a list's capacity are dropped: only offsets that
-   overlap (decreasing ones) make more jobs than the host planned for, and their result is
-   unspecified. */
+   one on the list of `level`, or past the levels enqueued on the medium list (a split by
+   value, or a digit the sample misjudged, may leave a job fewer bits shorter than a
+   digit: it is then sorted whole there). Jobs past a list's capacity are dropped: only
+   offsets that overlap (decreasing ones) make more jobs than the host planned for, and
+   their result is unspecified. */
 void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint end_bit, uint where, uint medium_n,
               uint copy_chunk)
 {
@@ -103,7 +106,7 @@ void emit_job(LIST_ARGS, uint level, uint begin, uint end, uint begin_bit, uint 
         return;
     }
     const uint list = len <= TINY_N ? LIST_TINY : len <= SMALL_N ? LIST_LOCAL
-                    : len <= medium_n || level >= PASSES ? LIST_MEDIUM : LIST_LARGE;
+                    : len <= medium_n || level >= state[STATE_LEVELS] ? LIST_MEDIUM : LIST_LARGE;
     const uint slot = atomic_inc(&state[list == LIST_LARGE ? STATE_LARGE_COUNT(level) : STATE_COUNT(list)]);
     if (list == LIST_LARGE && slot < cap_large)
         put_job(large_list(LIST_PASS, level) + slot, begin, end, end_bit, where);
@@ -171,12 +174,13 @@ BARRIER_FUNCTION uint take_job(__global uint *state, uint list, uint count, uint
 #define KEYS_IN(where) ((where) ? secondary : primary)
 #define VALUES_IN(where) ((where) ? secondary_values : primary_values)
 
-/* Clears the state (words of it) before anything else: a kernel rather than
-   clEnqueueFillBuffer, whose zeros oclgrind 21.10 takes for uninitialised memory. */
-__kernel void seg_start(__global uint *state, uint words)
+/* Clears the state (words of it) before anything else, and notes how many partition levels
+   the host enqueues: a kernel rather than clEnqueueFillBuffer, whose zeros oclgrind 21.10
+   takes for uninitialised memory. */
+__kernel void seg_start(__global uint *state, uint words, uint levels)
 {
     for (uint i = get_local_id(0); i < words; i += get_local_size(0))
-        state[i] = 0;
+        state[i] = i == STATE_LEVELS ? levels : 0;
 }
 
 /*
@@ -300,7 +304,8 @@ void seg_blocks(LIST_ARGS, uint level, uint block_shift, uint max_blocks, __glob
 #define HALF_CELLS (CELLS / 2)
 #define CELL_OF_ALL (((KEY_BITS - CELL_PRECISION) << (CELL_PRECISION - 1)) + (1u << CELL_PRECISION) - 1)  /* cell_of(~0) */
 #define SAMPLE_KEYS (16 * RADIX)
-#define SPLIT_WORDS 4       /* per job of a level: table slot + 1 (0: by digit), origin (two words) */
+#define SPLIT_WORDS 4       /* per job of a level: table slot + 1 (0: by digit), origin (two words),
+                               and by digit the end of the bits the sample saw vary (0: none) */
 #define RANGE_WORDS RADIX   /* per slot after its cells: each bucket's first and last cell */
 #define SLOT_BYTES (CELLS + 4 * RANGE_WORDS)
 
@@ -388,6 +393,16 @@ value_split split_of(__global const uint *splits, __global const uchar *cells, u
         v.range = range_mask_of(begin_bit, end_bit);
     }
     return v;
+}
+
+/* The end of the bits a job that splits by digit takes its digit below: where the sample
+   saw every key's bits above some bit agree, that bit (the level's count then takes the
+   digit the next level would, where seg_decide finds those bits constant in every key),
+   else the job's end. */
+uint digit_end(__global const uint *splits, uint j, uint end_bit)
+{
+    const uint seen = splits[SPLIT_WORDS * j + 3];
+    return seen ? seen : end_bit;
 }
 
 /* image_of, without a branch on the sign where the order is a mask of it: compilers make
@@ -545,18 +560,21 @@ void seg_sample(__global const radix_key *primary, __global const radix_key *sec
         const seg_job job = large_list(LIST_PASS, level)[j];
         __global uint *split = splits + SPLIT_WORDS * j;
         split[0] = 0;
-        if ((job.w & BY_DIGITS) || j >= slots)
-            continue;
+        split[3] = 0;
         __global const radix_key *keys = KEYS_IN(WHERE(job)) + job.x;
         const uint len = job.y - job.x;
-        radix_key low = ~(radix_key)0, high = 0;
+        radix_key low = ~(radix_key)0, high = 0, any = 0;
         for (uint t = 0; t < SAMPLE_KEYS; ++t) {
             const radix_key image = masked_image(keys[mul_hi(sample_hash(t), len)], begin_bit, job.z, KEY_ORDER);
             images[t] = image;
             low = min(low, image);
             high = max(high, image);
+            any |= image ^ images[0];
         }
-        if (low == high || !digits_uneven(images, low, high, len, medium_n, counts, firsts, mixed))
+        if (any && !(job.w & BY_DIGITS))  /* by digit, the one below the sample's highest varying bit */
+            split[3] = begin_bit + KEY_BITS - (uint)clz(any);
+        if (low == high || (job.w & BY_DIGITS) || j >= slots
+            || !digits_uneven(images, low, high, len, medium_n, counts, firsts, mixed))
             continue;
 
         /* The origin: amid the share of the sample that spans the fewest values. */
@@ -653,7 +671,11 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         const uint2 jb = hole ? (uint2)(b, 1) : job_blocks[block.x];  /* a hole: its own RADIX entries */
         const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
+#ifdef SPLIT_BY_VALUE
+        const digit_spec top = top_digit(begin_bit, hole ? job.z : digit_end(splits, block.x, job.z), KEY_ORDER);
+#else
         const digit_spec top = top_digit(begin_bit, job.z, KEY_ORDER);
+#endif
         __global const radix_key *keys = KEYS_IN(WHERE(job)) + begin;
 
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
@@ -730,16 +752,22 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
     const radix_key mask = width >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << width) - 1);
     const radix_key varying = ((any ^ all) >> begin_bit) & mask;
     const uint highest = varying ? begin_bit + KEY_BITS - 1 - (uint)clz(varying) : begin_bit;  /* a bit */
-    uint pick = varying && highest >= top_digit_shift(begin_bit, job.z) ? 0 : NO_DIGIT;
 #ifdef SPLIT_BY_VALUE
+    /* counted below digit_end: a bit from there up that varies (the sample missed it) sends
+       the job on unmoved, as one whose top digit does not vary */
+    const uint end = digit_end(splits, j, job.z);
+    uint pick = varying && highest < end && highest >= top_digit_shift(begin_bit, end) ? 0 : NO_DIGIT;
     if (varying && splits[SPLIT_WORDS * j])
         pick = 0;  /* by value, whichever bits vary */
+#else
+    const uint pick = varying && highest >= top_digit_shift(begin_bit, job.z) ? 0 : NO_DIGIT;
 #endif
     chosen[j] = pick;
     if (!varying)  /* done: only where it lies may need a copy */
         emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n, copy_chunk);
-    else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved */
-        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, highest + 1, job.w, medium_n, copy_chunk);
+    else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved (by digit, if the sample misled) */
+        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, highest + 1, job.w | (highest + 1 == job.z ? BY_DIGITS : 0),
+                 medium_n, copy_chunk);
 }
 
 /*
@@ -764,9 +792,11 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         const seg_job job = idle ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
         const uint base = table[jb.x * RADIX], len = job.y - job.x;
-        const digit_spec spec = top_digit(begin_bit, job.z, KEY_ORDER);
 #ifdef SPLIT_BY_VALUE
+        const digit_spec spec = top_digit(begin_bit, idle ? job.z : digit_end(splits, block.x, job.z), KEY_ORDER);
         const value_split split = split_of(splits, cells, idle ? 0 : block.x, begin_bit, job.z);
+#else
+        const digit_spec spec = top_digit(begin_bit, job.z, KEY_ORDER);
 #endif
         for (uint d = lid; d < RADIX && !idle; d += WG) {  /* digit_next[d]: this work-item's alone */
             s.digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;

@@ -347,7 +347,7 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
         .cells = s->buffer[SCRATCH_CELLS],
     };
     const cl_uint words = (cl_uint)(bytes[SCRATCH_STATE] / sizeof(cl_uint));
-    cl_int err = set_args(p->seg_start, 2, ARG(b.state), ARG(words));
+    cl_int err = set_args(p->seg_start, 3, ARG(b.state), ARG(words), ARG(plan.levels));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_start, 1, p->params.scan_wg);
     if (err == CL_SUCCESS)

@@ -58,6 +58,22 @@ START_TEST(test_flat)
 }
 END_TEST
 
+/* A sample that misleads a sort of the top 24 bits (three partition levels): the bucket it
+   misjudged is split by digit at the next two levels, and its buckets are left with bits
+   to sort after the last level: the medium class sorts them whole. */
+START_TEST(test_levels_run_out)
+{
+    open_lowered();
+    char msg[300];
+    const clradix_key_type type = _i ? CLRADIX_U64 : CLRADIX_U32;
+    const unsigned width = 8 * key_bytes_of(type);
+    const clradix_options options = { width - 24, width, 0 };
+    ck_assert_msg(!sort_case(&dev, &calls[0], type, DIST_MISLEAD, 20000, &options, 130 + _i, msg, sizeof msg),
+                  "type %d, mislead, bits %u..%u: %s", type, width - 24, width, msg);
+    close_dev();
+}
+END_TEST
+
 /* Segments that mix skewed and random keys, at the lowered thresholds (every class) and at
    the device's own (large segments partitioned by value beside random ones). */
 START_TEST(test_segments)
@@ -127,6 +143,7 @@ int main(void)
     TCase *tc = tcase_create("skew");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_flat, 0, TYPES);
+    tcase_add_loop_test(tc, test_levels_run_out, 0, 2);
     tcase_add_test(tc, test_segments);
     tcase_add_loop_test(tc, test_own_thresholds, 0, SKEWED);
     tcase_add_test(tc, test_topk);

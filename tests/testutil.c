@@ -222,7 +222,9 @@ void *make_keys(clradix_key_type type, dist d, size_t n, uint64_t seed)
         const uint64_t top = 1ull << (bits - 1);
         for (size_t i = 0; i < n; ++i) {
             const uint64_t r = rng_next(&state);
-            put_key(keys, bytes, i, sampled[i] ? (r & rng_next(&state) & rng_next(&state)) & (top - 1) : r | top);
+            const uint64_t below = (top >> 15) - 1;  /* the bits under the top two bytes */
+            put_key(keys, bytes, i, sampled[i] ? (r & rng_next(&state) & rng_next(&state)) & (top - 1)
+                                               : top | (r & 3) << (bits - 16) | ((r >> 8) & below));
         }
         free(sampled);
     }

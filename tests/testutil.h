@@ -35,7 +35,8 @@ typedef enum dist {
     /* Adversaries of the engine's splits by value (cl/segments.cl): */
     DIST_ENDS,         /* the smallest and the largest key (in the type's order) two in five each */
     DIST_MISLEAD,      /* the positions seg_sample reads of a flat sort hold low-entropy keys below
-                          2^(bits-1); every other key is random above (unsigned types) */
+                          2^(bits-1); every other key has the top byte 0x80, one of four
+                          values in the next, random bits below (unsigned types) */
     DIST_MIXED,        /* runs of 4096 keys, low-entropy and random in turn */
     DIST_ALL
 } dist;
