@@ -12,7 +12,7 @@
  *           into blocks that work-groups count and scatter in parallel (as a global pass),
  *           by its most significant digit that varies (or by value: below); each bucket
  *           is a job of the next level with fewer bits left, binned again. A level per
- *           digit at most;
+ *           digit at most (a job left with bits after the last: medium);
  *   copy    jobs with nothing left to sort whose keys lie in the secondary buffers, in
  *           pieces of at most copy_chunk keys (a kernel argument).
  * Lists are filled with atomic counters, so a list's order varies from run to run, but
