@@ -168,8 +168,10 @@ BARRIER_FUNCTION uint take_job(__global uint *state, uint list, uint count, uint
 /* The splits by value, after the other arguments of the kernels that read them. */
 #ifdef SPLIT_BY_VALUE
 #define SPLIT_ARGS , __global const uint *splits, __global const uchar *cells
+#define DIGIT_END(j, end_bit) digit_end(splits, j, end_bit)
 #else
 #define SPLIT_ARGS
+#define DIGIT_END(j, end_bit) (end_bit)
 #endif
 #define KEYS_IN(where) ((where) ? secondary : primary)
 #define VALUES_IN(where) ((where) ? secondary_values : primary_values)
@@ -490,6 +492,19 @@ __attribute__((noinline)) void scatter_by_value(__global const radix_key *src, I
     }
 }
 
+/* Cells [from, to) of a table to bucket b, and b's first and last cell in ranges (first |
+   last << 16; NO_CELLS while it has none): the table is filled in order of the cells, and
+   buckets are monotone in them. */
+#define NO_CELLS 0xFFFFFFFFu
+void put_cells(__global uchar *table, __global uint *ranges, uint from, uint to, uint b)
+{
+    if (from >= to)
+        return;
+    for (uint c = from; c < to; ++c)
+        table[c] = (uchar)b;
+    ranges[b] = (ranges[b] == NO_CELLS ? from : ranges[b] & 0xFFFFu) | (to - 1) << 16;
+}
+
 /* Sorts the SAMPLE_KEYS images of a by 8-bit counting passes between a and b, back in a
    (KEY_BITS / 8, 4 or 8, is even). */
 void sort_sample(__local radix_key *a, __local radix_key *b, __local uint *counts)
@@ -514,10 +529,11 @@ void sort_sample(__local radix_key *a, __local radix_key *b, __local uint *count
  * more than twice medium_n keys (projected from the sample) whose sample keys are not all
  * equal (a bucket of equal keys is done once the next level has read it).
  */
-int digits_uneven(__local const radix_key *images, radix_key low, radix_key high, uint len, uint medium_n,
-                  __local uint *counts, __local radix_key *firsts, __local uint *mixed)
+int digits_uneven(__local const radix_key *images, uint top, uint len, uint medium_n, __local uint *counts,
+                  __local radix_key *firsts, __local uint *mixed)
 {
-    const uint top = KEY_BITS - (uint)clz((radix_key)(low ^ high)), shift = top > RADIX_BITS ? top - RADIX_BITS : 0;
+    /* a max, not a select, which becomes a saturating subtraction oclgrind 21.10 cannot run */
+    const uint shift = max(top, (uint)RADIX_BITS) - RADIX_BITS;
     for (uint d = 0; d < RADIX; ++d) {
         counts[d] = 0;
         mixed[d] = 0;
@@ -563,18 +579,17 @@ void seg_sample(__global const radix_key *primary, __global const radix_key *sec
         split[3] = 0;
         __global const radix_key *keys = KEYS_IN(WHERE(job)) + job.x;
         const uint len = job.y - job.x;
-        radix_key low = ~(radix_key)0, high = 0, any = 0;
+        radix_key varying = 0;  /* the bits in which a sample key differs from the first */
         for (uint t = 0; t < SAMPLE_KEYS; ++t) {
             const radix_key image = masked_image(keys[mul_hi(sample_hash(t), len)], begin_bit, job.z, KEY_ORDER);
             images[t] = image;
-            low = min(low, image);
-            high = max(high, image);
-            any |= image ^ images[0];
+            varying |= image ^ images[0];
         }
-        if (any && !(job.w & BY_DIGITS))  /* by digit, the one below the sample's highest varying bit */
-            split[3] = begin_bit + KEY_BITS - (uint)clz(any);
-        if (low == high || (job.w & BY_DIGITS) || j >= slots
-            || !digits_uneven(images, low, high, len, medium_n, counts, firsts, mixed))
+        const uint top = KEY_BITS - (uint)clz(varying);  /* bits [0, top) of the masked images vary */
+        if (!varying || (job.w & BY_DIGITS))
+            continue;
+        split[3] = begin_bit + top;  /* by digit, the one below the sample's highest varying bit */
+        if (j >= slots || !digits_uneven(images, top, len, medium_n, counts, firsts, mixed))
             continue;
 
         /* The origin: amid the share of the sample that spans the fewest values. */
@@ -604,6 +619,8 @@ void seg_sample(__global const radix_key *primary, __global const radix_key *sec
         /* The table: each run's cell, and the cells up to it. */
         __global uchar *table = cells + (size_t)j * SLOT_BYTES;
         __global uint *ranges = (__global uint *)(table + CELLS);
+        for (uint d = 0; d < RADIX; ++d)
+            ranges[d] = NO_CELLS;
         uint cell = 0;
         for (uint t = 0; t < SAMPLE_KEYS; ++t) {
             const uint run_cell = sorted[t], own = scratch[t] & 0xFF;
@@ -611,24 +628,11 @@ void seg_sample(__global const radix_key *primary, __global const radix_key *sec
                 continue;
             /* cells before this run's: the previous run's bucket when this one's is its own */
             const uint gap = t > 0 && (scratch[t] >> 8) ? scratch[t - 1] & 0xFF : own;
-            for (; cell < run_cell; ++cell)
-                table[cell] = (uchar)gap;
-            table[cell++] = (uchar)own;
+            put_cells(table, ranges, cell, run_cell, gap);
+            put_cells(table, ranges, run_cell, run_cell + 1, own);
+            cell = run_cell + 1;
         }
-        const uint last = scratch[SAMPLE_KEYS - 1] & 0xFF;
-        for (; cell < CELLS; ++cell)
-            table[cell] = (uchar)last;
-        for (uint d = 0; d < RADIX; ++d)
-            ranges[d] = 0;
-        for (uint c = 0; c < CELLS; ++c)  /* each bucket's first and last cell */
-            if (c == 0 || table[c] != table[c - 1]) {
-                const uint d = table[c];
-                uint c_last = c;
-                while (c_last + 1 < CELLS && table[c_last + 1] == d)
-                    ++c_last;
-                ranges[d] = c | c_last << 16;
-                c = c_last;
-            }
+        put_cells(table, ranges, cell, CELLS, scratch[SAMPLE_KEYS - 1] & 0xFF);
         split[1] = (uint)origin;
         split[2] = (uint)((ulong)origin >> 32);
         split[0] = j + 1;
@@ -671,11 +675,7 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         const uint2 jb = hole ? (uint2)(b, 1) : job_blocks[block.x];  /* a hole: its own RADIX entries */
         const seg_job job = hole ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint begin = job.x + block.y * block_len, count = hole ? 0 : min(block_len, job.y - begin);
-#ifdef SPLIT_BY_VALUE
-        const digit_spec top = top_digit(begin_bit, hole ? job.z : digit_end(splits, block.x, job.z), KEY_ORDER);
-#else
-        const digit_spec top = top_digit(begin_bit, job.z, KEY_ORDER);
-#endif
+        const digit_spec top = top_digit(begin_bit, hole ? job.z : DIGIT_END(block.x, job.z), KEY_ORDER);
         __global const radix_key *keys = KEYS_IN(WHERE(job)) + begin;
 
         barrier(CLK_LOCAL_MEM_FENCE);  /* the previous block's counts and bits are read */
@@ -752,15 +752,13 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
     const radix_key mask = width >= KEY_BITS ? ~(radix_key)0 : (((radix_key)1 << width) - 1);
     const radix_key varying = ((any ^ all) >> begin_bit) & mask;
     const uint highest = varying ? begin_bit + KEY_BITS - 1 - (uint)clz(varying) : begin_bit;  /* a bit */
-#ifdef SPLIT_BY_VALUE
-    /* counted below digit_end: a bit from there up that varies (the sample missed it) sends
+    /* counted below DIGIT_END: a bit from there up that varies (the sample missed it) sends
        the job on unmoved, as one whose top digit does not vary */
-    const uint end = digit_end(splits, j, job.z);
+    const uint end = DIGIT_END(j, job.z);
     uint pick = varying && highest < end && highest >= top_digit_shift(begin_bit, end) ? 0 : NO_DIGIT;
+#ifdef SPLIT_BY_VALUE
     if (varying && splits[SPLIT_WORDS * j])
         pick = 0;  /* by value, whichever bits vary */
-#else
-    const uint pick = varying && highest >= top_digit_shift(begin_bit, job.z) ? 0 : NO_DIGIT;
 #endif
     chosen[j] = pick;
     if (!varying)  /* done: only where it lies may need a copy */
@@ -792,11 +790,9 @@ void seg_scatter(BUFFER_ARGS, LIST_ARGS, uint level, uint block_len, uint begin_
         const seg_job job = idle ? (seg_job)(0, 0, begin_bit + 1, 0) : large_list(LIST_PASS, level)[block.x];
         const uint2 jb = idle ? (uint2)(0, 1) : job_blocks[block.x];
         const uint base = table[jb.x * RADIX], len = job.y - job.x;
+        const digit_spec spec = top_digit(begin_bit, idle ? job.z : DIGIT_END(block.x, job.z), KEY_ORDER);
 #ifdef SPLIT_BY_VALUE
-        const digit_spec spec = top_digit(begin_bit, idle ? job.z : digit_end(splits, block.x, job.z), KEY_ORDER);
         const value_split split = split_of(splits, cells, idle ? 0 : block.x, begin_bit, job.z);
-#else
-        const digit_spec spec = top_digit(begin_bit, job.z, KEY_ORDER);
 #endif
         for (uint d = lid; d < RADIX && !idle; d += WG) {  /* digit_next[d]: this work-item's alone */
             s.digit_next[d] = job.x + table[jb.x * RADIX + d * jb.y + block.y] - base;

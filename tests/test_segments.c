@@ -33,9 +33,7 @@ enum { SHAPES = sizeof shapes / sizeof shapes[0] };
 
 static void open_shape(const shape *s)
 {
-    setenv("CLRADIX_TUNING", s->environment, 1);
-    open_dev(&s->tuning);
-    unsetenv("CLRADIX_TUNING");
+    open_dev_tuned(&s->tuning, s->environment);
 }
 
 static const clradix_key_type types[] = { CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64,

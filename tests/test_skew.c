@@ -4,7 +4,8 @@
  * normal and unit floats with NaNs and -0.0 in numpy's order, two values, every key equal
  * but a few, the smallest and the largest key repeated (buckets of their own at the
  * ends), a sample that misleads (every key it did not see in one bucket, split by digit
- * next), runs of skewed and random keys; flat sorts and segments, every call, both
+ * next, and buckets left with bits after the last level), runs of skewed and random keys;
+ * flat sorts and segments, every call, both
  * directions and bit ranges, on the lowered thresholds of test_segments (so that small
  * arrays are large jobs, and each level samples) and on the device's own; and top-k over
  * skewed keys. Random keys split by digit as before: test_sort and test_segments.
@@ -18,9 +19,7 @@
 /* The own shape with the classes' thresholds of test_segments (the same programs). */
 static void open_lowered(void)
 {
-    setenv("CLRADIX_TUNING", "SMALL_N=64,MEDIUM_N=512", 1);
-    open_dev(NULL);
-    unsetenv("CLRADIX_TUNING");
+    open_dev_tuned(NULL, "SMALL_N=64,MEDIUM_N=512");
 }
 
 static const dist skewed[] = { DIST_LOW_ENTROPY, DIST_NORMAL, DIST_UNIT_NAN, DIST_TWO, DIST_ALL_BUT_FEW,

@@ -85,10 +85,7 @@ static void open_row(int r, const char **name)
 {
     const row chosen = row_at(r);
     *name = chosen.name;
-    if (chosen.environment)
-        setenv("CLRADIX_TUNING", chosen.environment, 1);
-    open_dev(&chosen.tuning);
-    unsetenv("CLRADIX_TUNING");
+    open_dev_tuned(&chosen.tuning, chosen.environment);
     clradix_tuning used;
     ck_assert_int_eq(clradix_sorter_tuning(dev.sorter, &used), CLRADIX_SUCCESS);
     tile = (size_t)used.work_group_size * used.keys_per_item;

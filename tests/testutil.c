@@ -662,6 +662,14 @@ void open_dev(const clradix_tuning *tuning)
                   clradix_build_log(NULL));
 }
 
+void open_dev_tuned(const clradix_tuning *tuning, const char *environment)
+{
+    if (environment)
+        setenv("CLRADIX_TUNING", environment, 1);
+    open_dev(tuning);
+    unsetenv("CLRADIX_TUNING");
+}
+
 void close_dev(void)
 {
     test_device_close(&dev);

@@ -161,6 +161,8 @@ int run_suite_with_devices(Suite *suite, const char *name, unsigned min_devices)
 extern test_device dev;
 /* Opens dev with tuning (NULL: the device's own row), failing the test on error. */
 void open_dev(const clradix_tuning *tuning);
+/* open_dev with CLRADIX_TUNING set to environment while the sorter is made (NULL: unset). */
+void open_dev_tuned(const clradix_tuning *tuning, const char *environment);
 void close_dev(void);
 
 #endif
