@@ -73,21 +73,21 @@ def host_float_order(a, float_order, opts=None):
         infinity = np.uint16(0x7F80 if _is_bfloat16(a.dtype) else 0x7C00)
         special = ((bits & np.uint16(0x7FFF)) > infinity).any() or (bits == np.uint16(0x8000)).any()
         return "numpy" if special else "total"
+    width = a.dtype.itemsize * 8
+    bits = a.view(np.dtype(f"uint{width}"))
+    sign = bits.dtype.type(1 << (width - 1))
     low = a.min()
     if np.isnan(low):
-        width = a.dtype.itemsize * 8
         if opts is not None and (opts.descending or opts.begin_bit != 0 or opts.end_bit != width):
             return "numpy"
-        bits = a.view(np.dtype(f"uint{width}"))[np.isnan(a)]
-        if (bits[0] >> np.uint64(width - 1)) or (bits != bits[0]).any():
+        nans = bits[np.isnan(a)]
+        if (nans[0] & sign) or (nans != nans[0]).any():
             return "numpy"
     elif low > 0 or a.max() < 0:
         return "total"
     # -0.0 by its bits: one compare (selecting the zeros first cost 70 ms for 2^24 keys of
     # which a third were zeros)
-    width = a.dtype.itemsize * 8
-    negative_zero = np.array(1 << (width - 1), dtype=np.dtype(f"uint{width}"))
-    return "numpy" if (a.view(negative_zero.dtype) == negative_zero).any() else "total"
+    return "numpy" if (bits == sign).any() else "total"
 
 
 def library_keys(k, in_place, nat_smallest=False):
