@@ -412,7 +412,7 @@ uint digit_end(__global const uint *splits, uint j, uint end_bit)
    1.8x slower on POCL). */
 radix_key image_unbranched(radix_key key, key_order order)
 {
-#ifdef NUMPY_ORDER
+#if defined(NUMPY_ORDER) || defined(RECORD_IMAGE)
     return image_of(key, order);
 #else
     const radix_key negative = (radix_key)0 - (key >> (KEY_BITS - 1));

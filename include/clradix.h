@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 14
+#define CLRADIX_VERSION_MINOR 15
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -566,7 +566,13 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * little-endian 16-byte record: fields {U64, 8, 0} then {U64, 0, 0}).
  *
  * How: each record's fields make one unsigned composite key (fields[0] at the top, each
- * field as the order-preserving image of its type, see clradix_options): 32 bits or less
+ * field as the order-preserving image of its type, see clradix_options). Records of 4 or 8
+ * bytes whose composite is their bits rotated (the fields one after another in the record,
+ * the most significant last in memory or wrapping around its end: two fields of one 8-byte
+ * record, a field beside a payload; floats of one width, none in numpy's order; on a
+ * little-endian host) are read as one key by the sort itself, which moves them unchanged,
+ * as clradix_sort_keys moves keys (no temporaries but the sort's own, the same failure
+ * guarantee). Otherwise composites of 32 bits or less
  * are sorted as 32-bit keys, more as 64-bit words, least significant word first, each with
  * the records' positions, by the pairs sort (so a word's digits that do not vary cost no
  * pass). clradix_sort_records then moves each record once, by a gather, except where
@@ -579,14 +585,18 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * CLRADIX_MAX_FIELDS, an unknown type, a field past the record, record_size 0, or an
  * index size other than 4 and 8: CLRADIX_ERROR_INVALID_ARGUMENT; a buffer smaller than
  * n * record_size bytes (indices: n * index_size), or indices overlapping records:
- * CLRADIX_ERROR_INVALID_BUFFER; a device without 64-bit integers in kernels:
- * CLRADIX_ERROR_UNSUPPORTED. Everything else as for clradix_sort_pairs and
- * clradix_argsort: queue, events and wait list, thread safety, failures (records are only
- * read by clradix_argsort_records). Temporaries: n words of 4 or 8 bytes (two words: 2n),
- * the pairs sort's, and for clradix_sort_records by a gather n 4-byte positions and one
- * copy of the records. The device-buffer calls address at most CLRADIX_MAX_N records.
+ * CLRADIX_ERROR_INVALID_BUFFER; a device without 64-bit integers in kernels (but for
+ * 4-byte records read as keys): CLRADIX_ERROR_UNSUPPORTED. Everything else as for
+ * clradix_sort_pairs and clradix_argsort: queue, events and wait list, thread safety,
+ * failures (records are only read by clradix_argsort_records). Temporaries: records read
+ * as keys, those of clradix_sort_keys or clradix_argsort of their width; else n words of 4
+ * or 8 bytes (two words: 2n), the pairs sort's, and for clradix_sort_records by a gather n
+ * 4-byte positions and one copy of the records. The device-buffer calls address at most
+ * CLRADIX_MAX_N records.
  *
- * The _host forms take host arrays, block, and take any n: each word is made on the host
+ * The _host forms take host arrays, block, and take any n. Records read as keys are sorted
+ * as clradix_sort_keys_host sorts keys (clradix_argsort_host: argsorted), memory and
+ * failures included. Otherwise each word is made on the host
  * and sorted with the positions by clradix_sort_pairs_host (out of core where that goes
  * out of core); clradix_sort_records_host then moves the records on the host. Memory on
  * the host: n words and n positions, and for clradix_sort_records_host a copy of the

@@ -290,18 +290,23 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
         status = check_queue(sorter, queue);
     if (status != CLRADIX_SUCCESS || n == 0 || (r.begin_bit == r.end_bit && !argsort))
         return status;
-    if (!host_fits_in_core(sorter, &r))
-        return host_sort_by_parts(&sorter, 1, queue, &r, keys, values);
+    return host_sort(sorter, queue, &r, keys, values);
+}
+
+clradix_status host_sort(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys, void *values)
+{
+    if (!host_fits_in_core(sorter, r))
+        return host_sort_by_parts(&sorter, 1, queue, r, keys, values);
     const cl_command_queue callers_queue = queue;
-    status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    clradix_status status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
     int touched = 0;
     if (status == CLRADIX_SUCCESS)
-        status = host_sort_in_core(sorter, queue, &r, keys, values, keys, values, &touched);
+        status = host_sort_in_core(sorter, queue, r, keys, values, keys, values, &touched);
     if (!callers_queue && queue)
         host_queue_return(sorter, queue);
     if (status == CLRADIX_ERROR_OUT_OF_RESOURCES && !touched) {  /* the device took less than it said: by parts */
-        r.keys = r.values = NULL;
-        status = host_sort_by_parts(&sorter, 1, callers_queue, &r, keys, values);
+        r->keys = r->values = NULL;
+        status = host_sort_by_parts(&sorter, 1, callers_queue, r, keys, values);
     }
     return status;
 }

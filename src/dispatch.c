@@ -99,7 +99,7 @@ static clradix_status choose_program(clradix_sorter *sorter, const sort_request 
                                      radix_program **p)
 {
     const unsigned value_bytes = (unsigned)r->value_size;  /* 0 for keys alone */
-    const key_variant keys = { r->key_bytes, r->numpy_order };
+    const key_variant keys = { r->key_bytes, r->numpy_order, record_variant(r->record) };
     *p = NULL;
     if (r->n == 0 || (passes == 0 && !r->argsort) || (r->segmented && r->num_segments == 0))
         return CLRADIX_SUCCESS;

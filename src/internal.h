@@ -87,9 +87,10 @@ static inline int size_mul_count(cl_ulong count, size_t unit, size_t *bytes)
 /* Programs: the LSD passes and the segmented-sort engine, each in variants of key width x
    value size class. */
 enum program_kind { PROGRAM_LSD, PROGRAM_SEGMENTS, PROGRAM_TOPK, PROGRAM_RECORDS, PROGRAM_KINDS };
-/* Keys of 4, 8, 2 and 1 bytes, then floats of 4, 8 and 2 bytes in numpy's order; values of
-   0, 4, 8 and 16 bytes. */
-enum { KEY_CLASSES = 7, VALUE_CLASSES = 4 };
+/* Keys of 4, 8, 2 and 1 bytes, then floats of 4, 8 and 2 bytes in numpy's order, then
+   records of 4 and 8 bytes read as keys, of integer fields, then with float fields; values
+   of 0, 4, 8 and 16 bytes. */
+enum { KEY_CLASSES = 11, VALUE_CLASSES = 4 };
 enum { IDLE_QUEUES = 16, SCRATCH_POOL = 4, KERNEL_SPARES = 8, MAX_SCAN_LEVELS = 8 };
 
 /* The temporary buffers of one sort (scratch.c). */
@@ -267,7 +268,13 @@ void cache_store(const uint64_t key[2], const unsigned char *binary, size_t leng
 typedef struct key_variant {
     unsigned bytes;
     int numpy_order;
+    int record;              /* records read as keys (key_order.h): 1 integer fields, 2 float ones too */
 } key_variant;
+/* The variant of a request's record transform (key_variant's record; 0 for keys). */
+static inline int record_variant(const key_transform *record)
+{
+    return record ? 1 + (record->float_bits != 0) : 0;
+}
 
 /* program.c: the program of kind for keys and value_bytes, built on first use (once;
    threads that need it meanwhile wait for that build, others go on). The caller must not
@@ -309,6 +316,7 @@ typedef struct sort_request {
     int segmented;           /* a segmented sort: offsets and num_segments apply */
     cl_mem offsets;          /* num_segments + 1 cl_uint */
     size_t num_segments;
+    const key_transform *record;  /* records of 4 or 8 bytes read as keys (key_order.h); NULL: keys of type */
 } sort_request;
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
@@ -348,6 +356,9 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
                                  int *touched);
 /* Whether host_sort_in_core can sort r within the device's limits and budget. */
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r);
+/* api.c: the checked host-array sort r of keys (values: NULL, or the values or indices) in
+   place, on queue or one of the sorter's own: in core where it fits, else by parts. */
+clradix_status host_sort(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys, void *values);
 /* Segments first .. last - 1 of the flat request r (offsets: size_t positions in the arrays)
    in one in-core segmented sort from keys_in (values_in) into keys_out (values_out): only
    their span [offsets[first], offsets[last]) goes to the device; argsort's indices are made

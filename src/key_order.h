@@ -38,11 +38,18 @@ static inline unsigned key_type_bytes(clradix_key_type type)
 typedef struct key_transform {
     unsigned width;
     uint64_t pos_xor, neg_xor, nan_above;
+    /* A record of 4 or 8 bytes read as one key (records.c, record_as_key): rotated left by
+       `rotate` bits, its key fields make its composite key in its top bits, the rest below
+       (a bit range leaves them out); pos_xor then flips what every key flips, neg_xor holds
+       the sign bits of its float fields (all of float_bits bits, 0: none), a negative one
+       flipping its other bits too. */
+    int record;
+    unsigned rotate, float_bits;
 } key_transform;
 
 static inline key_transform key_transform_of(clradix_key_type type, int descending)
 {
-    key_transform t = { 8 * key_type_bytes(type), 0, 0, 0 };
+    key_transform t = { .width = 8 * key_type_bytes(type) };
     const uint64_t all = ~(uint64_t)0 >> (64 - t.width), sign = (uint64_t)1 << (t.width - 1);
     switch (type) {
     case CLRADIX_I8: case CLRADIX_I16: case CLRADIX_I32: case CLRADIX_I64:
@@ -72,6 +79,13 @@ static inline key_transform key_transform_of(clradix_key_type type, int descendi
 /* The image of key under t (key_transform_of). */
 static inline uint64_t key_image(uint64_t key, const key_transform *t)
 {
+    if (t->record) {
+        const unsigned r = t->rotate;
+        const uint64_t all = ~(uint64_t)0 >> (64 - t->width);
+        const uint64_t composite = r ? ((key << r) | (key >> (t->width - r))) & all : key;
+        const uint64_t signs = composite & t->neg_xor;
+        return composite ^ t->pos_xor ^ (signs - (signs >> (t->float_bits ? t->float_bits - 1 : 0)));
+    }
     const uint64_t sign = (uint64_t)1 << (t->width - 1);
     if (t->nan_above) {
         const uint64_t magnitude = key & (sign - 1), infinity = t->nan_above & (sign - 1);

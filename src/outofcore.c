@@ -454,7 +454,7 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
     s.r.argsort = 0;  /* (key, index) pairs */
     s.keys_in = keys;
     s.values_in = r->argsort ? NULL : values;
-    s.image = key_transform_of(r->type, r->descending);
+    s.image = r->record ? *r->record : key_transform_of(r->type, r->descending);
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     s.host_threads = cores < 1 ? 1 : cores > PARTITION_PARTS_MAX ? PARTITION_PARTS_MAX : (unsigned)cores;
 
@@ -468,7 +468,7 @@ clradix_status host_sort_by_parts(clradix_sorter *const *sorters, unsigned num_s
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
     /* Every program the buckets' sorts use (a bucket alone, a run of them as segments), on
        every sorter, before the host's partition: a build failure costs no pass over the keys. */
-    const key_variant variant = { r->key_bytes, r->numpy_order };
+    const key_variant variant = { r->key_bytes, r->numpy_order, record_variant(r->record) };
     for (unsigned i = 0; i < num_sorters; ++i) {
         radix_program *program;
         clradix_status built = program_get(sorters[i], PROGRAM_LSD, variant, (unsigned)r->value_size, &program);

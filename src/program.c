@@ -390,11 +390,11 @@ static clradix_status build_once(clradix_sorter *sorter, radix_program *p, enum 
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -D KEY_BITS=%u -D VALUE_SIZE=%u -D RADIX_BITS=%u -D WG=%u -D KPT=%u -D RANK_BITS=%u"
              " -D COUNTER_DIGITS=%u -D HIST_COPIES=%u -D FUSED=%u -D MAX_GROUPS=%u -D SMALL_N=%u -D SCAN_WG=%u"
-             " -D TINY_N=%u%s%s%s%s%s",
+             " -D TINY_N=%u%s%s%s%s%s%s",
              keys.bytes * 8, value_bytes, q->radix_bits, q->wg, q->kpt, q->rank_bits, q->counter_digits, q->hist_copies,
              q->fused,
              q->max_groups, q->small_n, q->scan_wg, (unsigned)SEGMENT_TINY_N,
-             keys.numpy_order ? " -D NUMPY_ORDER=1" : "",
+             keys.numpy_order ? " -D NUMPY_ORDER=1" : "", keys.record == 1 ? " -D RECORD_IMAGE=1" : keys.record ? " -D RECORD_IMAGE=2" : "",
              sorter->limits.int64_extension ? " -D CLES_KHR_INT64=1" : "",
              sorter->limits.inline_barrier_functions ? " -D INLINE_BARRIER_FUNCTIONS=1" : "",
              (sorter->limits.type & CL_DEVICE_TYPE_GPU) ? " -D UNROLL=1" : "",
@@ -499,7 +499,9 @@ clradix_status program_get(clradix_sorter *sorter, enum program_kind kind, key_v
                            radix_program **out)
 {
     const unsigned width_class = keys.bytes == 4 ? 0 : keys.bytes == 8 ? 1 : keys.bytes == 2 ? 2 : 3;
-    const unsigned key_class = keys.numpy_order ? 4 + width_class : width_class;  /* 0: made at creation */
+    const unsigned key_class = keys.record        ? 5 + 2 * keys.record + width_class  /* records of 4 or 8 bytes */
+                             : keys.numpy_order ? 4 + width_class
+                                                : width_class;  /* 0: made at creation */
     const unsigned value_class = value_bytes == 0 ? 0 : value_bytes == 4 ? 1 : value_bytes == 8 ? 2 : 3;
     radix_program *p = &sorter->programs[kind][key_class][value_class];
 
@@ -541,7 +543,7 @@ clradix_status clradix_testing_variant(clradix_sorter *sorter, unsigned key_byte
        checked against the device's local memory when they are created, and compiling them
        here for every row and limit would cost minutes of the test suite.) */
     radix_program *p;
-    clradix_status status = program_get(sorter, PROGRAM_LSD, (key_variant){ key_bytes, 0 }, value_bytes, &p);
+    clradix_status status = program_get(sorter, PROGRAM_LSD, (key_variant){ .bytes = key_bytes }, value_bytes, &p);
     if (status != CLRADIX_SUCCESS)
         return status;
     tuning_report(&p->params, shape);

@@ -29,7 +29,47 @@ typedef struct record_plan {
     unsigned low_bit[CLRADIX_MAX_FIELDS];  /* the field's lowest bit in the composite */
     int aligned[CLRADIX_MAX_FIELDS];       /* every record's field at a multiple of its width */
     int tiled;                    /* the fields tile the record, no numpy order: the composite is the record */
+    key_transform as_key;         /* as_key.record: the record read as one key gives the composite */
 } record_plan;
+
+/* Whether the composite key of records of 4 or 8 bytes is their bits rotated, the rest
+   cleared (record_as_key), the float fields all of one width and none in numpy's order: then
+   the sort reads each record as one key and moves it unchanged, with nothing made before or
+   written back after. Fields read in the host's byte order are the record's bits only on a
+   little-endian host. */
+static void record_as_key(record_plan *plan, size_t record_size)
+{
+    const uint16_t probe = 1;
+    unsigned char little;
+    memcpy(&little, &probe, 1);
+    key_transform *t = &plan->as_key;
+    memset(t, 0, sizeof *t);
+    if ((record_size != 4 && record_size != 8) || !little)
+        return;
+    const unsigned width = 8 * (unsigned)record_size;
+    int rotation = -1;
+    if (plan->total_bits > width)
+        return;
+    for (unsigned f = 0; f < plan->num_fields; ++f) {
+        const key_transform *field = &plan->transform[f];
+        const uint64_t sign = (uint64_t)1 << (field->width - 1);
+        const unsigned from = 8 * (unsigned)plan->offset[f], to = width - plan->total_bits + plan->low_bit[f];
+        const int r = (int)((to + width - from) % width);
+        if (field->nan_above || (rotation >= 0 && r != rotation))
+            return;
+        rotation = r;
+        t->pos_xor |= field->pos_xor << to;
+        if (field->pos_xor != field->neg_xor) {  /* a float field: its sign decides */
+            if (t->float_bits && t->float_bits != field->width)
+                return;
+            t->float_bits = field->width;
+            t->neg_xor |= sign << to;
+        }
+    }
+    t->width = width;
+    t->rotate = (unsigned)rotation;
+    t->record = 1;
+}
 
 static clradix_status plan_records(const clradix_key_field *fields, unsigned num_fields, size_t record_size,
                                    record_plan *plan)
@@ -59,6 +99,7 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
             plan->tiled = !covered[plan->offset[f] + b]++;
         plan->tiled = plan->tiled && !plan->transform[f].nan_above;
     }
+    record_as_key(plan, record_size);
     return CLRADIX_SUCCESS;
 }
 
@@ -78,6 +119,27 @@ static int field_part(const record_plan *plan, unsigned f, unsigned w, unsigned 
         return 0;
     *right = low < base ? base - low : 0;
     *left = low > base ? low - base : 0;
+    return 1;
+}
+
+/* The sort of records read as keys (plan->as_key), or their argsort into indices; 0 where
+   the plan does not allow it or the device lacks the 64-bit integers of 8-byte records. */
+static int request_as_keys(const clradix_sorter *sorter, const record_plan *plan, size_t record_size, size_t n,
+                           size_t index_size, int argsort, sort_request *r)
+{
+    if (!plan->as_key.record || (record_size == 8 && !sorter->limits.int64))
+        return 0;
+    memset(r, 0, sizeof *r);
+    r->type = record_size == 4 ? CLRADIX_U32 : CLRADIX_U64;
+    r->key_bytes = (unsigned)record_size;
+    r->record = &plan->as_key;
+    r->n = n;
+    r->begin_bit = 8 * (unsigned)record_size - plan->total_bits;  /* the composite on top (record_as_key) */
+    r->end_bit = 8 * (unsigned)record_size;
+    r->argsort = argsort;
+    r->value_size = argsort ? index_size : 0;
+    r->keys_size = n * record_size;  /* the callers checked these products */
+    r->values_size = n * r->value_size;
     return 1;
 }
 
@@ -166,7 +228,7 @@ static clradix_status records_program(clradix_sorter *sorter, radix_program **p)
 {
     if (!sorter->limits.int64)
         return CLRADIX_ERROR_UNSUPPORTED;
-    return program_get(sorter, PROGRAM_RECORDS, (key_variant){ 8, 0 }, 0, p);
+    return program_get(sorter, PROGRAM_RECORDS, (key_variant){ .bytes = 8 }, 0, p);
 }
 
 /* Sorts word w of the plan's composite keys in words (n of them) stably, values (of
@@ -267,6 +329,12 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
         status = check_buffer(sorter, indices, indices_size, 1, &index_span);
     if (status == CLRADIX_SUCCESS && argsort && overlap(&record_span, records_size, &index_span, indices_size))
         status = CLRADIX_ERROR_INVALID_BUFFER;
+    sort_request as_keys;
+    if (status == CLRADIX_SUCCESS && request_as_keys(sorter, &plan, record_size, n, index_size, argsort, &as_keys)) {
+        as_keys.keys = records;
+        as_keys.values = argsort ? indices : NULL;
+        return dispatch_sort(sorter, queue, &as_keys, num_wait, wait_list, event);
+    }
     radix_program *p = NULL;
     if (status == CLRADIX_SUCCESS && n > 0)
         status = records_program(sorter, &p);
@@ -483,6 +551,9 @@ static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queu
         status = CLRADIX_ERROR_UNSUPPORTED;
     if (status != CLRADIX_SUCCESS || n == 0)
         return status;
+    sort_request as_keys;
+    if (request_as_keys(sorter, &plan, record_size, n, index_size, argsort, &as_keys))
+        return host_sort(sorter, queue, &as_keys, records, argsort ? indices : NULL);
 
     void *order = malloc(order_size);
     unsigned char *copy = argsort ? NULL : malloc(records_size);

@@ -206,9 +206,9 @@ clradix_status clradix_sorter_create_tuned(cl_context context, cl_device_id devi
         status = CLRADIX_ERROR_UNSUPPORTED;  /* too little local memory: now rather than at a later call */
     radix_program *program;
     if (status == CLRADIX_SUCCESS)
-        status = program_get(sorter, PROGRAM_LSD, (key_variant){ 4, 0 }, 0, &program);  /* the common variant; a broken device fails here */
+        status = program_get(sorter, PROGRAM_LSD, (key_variant){ .bytes = 4 }, 0, &program);  /* the common variant; a broken device fails here */
     if (status == CLRADIX_SUCCESS && sorter->params.strategy == STRATEGY_PARTITION)
-        status = program_get(sorter, PROGRAM_SEGMENTS, (key_variant){ 4, 0 }, 0, &program);  /* what its flat sorts use */
+        status = program_get(sorter, PROGRAM_SEGMENTS, (key_variant){ .bytes = 4 }, 0, &program);  /* what its flat sorts use */
     if (status != CLRADIX_SUCCESS) {
         build_log_set_thread(sorter);
         clradix_sorter_release(sorter);

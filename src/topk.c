@@ -390,7 +390,7 @@ static clradix_status prepare_topk(clradix_sorter *sorter, const topk_call *t, r
                                    topk_plan *plan)
 {
     const clradix_status status =
-        program_get(sorter, PROGRAM_TOPK, (key_variant){ t->r.key_bytes, t->r.numpy_order }, 0, program);
+        program_get(sorter, PROGRAM_TOPK, (key_variant){ .bytes = t->r.key_bytes, .numpy_order = t->r.numpy_order }, 0, program);
     return status == CLRADIX_SUCCESS ? plan_topk(sorter, &(*program)->params, t, plan) : status;
 }
 

@@ -110,6 +110,10 @@ static const record_step record_32_sort = { RECORDS_DEVICE_SORT, 32, 1, { { CLRA
 static const record_step record_tiled = { RECORDS_DEVICE_SORT, 12, 2, { { CLRADIX_I64, 4, 0 }, { CLRADIX_F32, 0, 1 } } };
 static const record_step record_tiled_32 = { RECORDS_DEVICE_SORT, 4, 3,
                                              { { CLRADIX_U8, 0, 0 }, { CLRADIX_I8, 1, 1 }, { CLRADIX_F16, 2, 1 } } };
+/* Records read as keys by the sort itself (RECORD_IMAGE): float fields, and integer ones. */
+static const record_step record_as_key_floats = { RECORDS_DEVICE_ARGSORT, 8, 2,
+                                                  { { CLRADIX_F32, 2, 1 }, { CLRADIX_I16, 0, 0 } } };
+static const record_step record_as_key = { RECORDS_DEVICE_SORT, 4, 2, { { CLRADIX_I16, 2, 1 }, { CLRADIX_U8, 1, 0 } } };
 
 static const check_case cases[] = {
     /* Each shape's cases in one process (oclgrind's start and its compile of a program
@@ -290,12 +294,14 @@ static const check_case cases[] = {
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32 },
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32_sort },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
-        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled_32 } },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled_32 },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key_floats } },
       CPU },
     { "gpu-like records", GPU_LIKE, "",
       { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
         { 0, 0, 1200, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 },
-        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled } } },
+        { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
+        { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 

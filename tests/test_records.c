@@ -87,6 +87,12 @@ START_TEST(test_named_cases)
         { "NaNs last both ways", 11, 5000, 3,
           { { CLRADIX_F16_NAN_LAST, 0, 1 }, { CLRADIX_F32_NAN_LAST, 2, 0 }, { CLRADIX_F32_NAN_LAST, 7, 1 } } },
         { "two u32 fields", 8, 100000, 2, { { CLRADIX_U32, 0, 0 }, { CLRADIX_U32, 4, 0 } } },
+        /* records read as keys (rotated, float fields spread), bytes outside the fields moving along */
+        { "read as keys: u32 and a payload", 8, 100000, 1, { { CLRADIX_U32, 4, 0 } } },
+        { "read as keys: i16 and u8 above a payload", 4, 100000, 2, { { CLRADIX_I16, 2, 1 }, { CLRADIX_U8, 1, 0 } } },
+        { "read as keys: two f32", 8, 100000, 2, { { CLRADIX_F32, 0, 0 }, { CLRADIX_F32, 4, 1 } } },
+        { "read as keys: f16 and bf16", 4, 30000, 2, { { CLRADIX_BF16, 2, 1 }, { CLRADIX_F16, 0, 0 } } },
+        { "read as keys: f32 above i16", 8, 30000, 2, { { CLRADIX_F32, 2, 1 }, { CLRADIX_I16, 0, 0 } } },
         { "tiled, one 32-bit word", 4, 20000, 3, { { CLRADIX_U8, 0, 0 }, { CLRADIX_I8, 1, 1 }, { CLRADIX_F16, 2, 1 } } },
         { "tiled, a field across two words", 12, 20000, 2, { { CLRADIX_I64, 4, 0 }, { CLRADIX_F32, 0, 1 } } },
         { "no records", 7, 0, 1, { { CLRADIX_U8, 0, 0 } } },
@@ -106,11 +112,15 @@ END_TEST
 START_TEST(test_host_by_parts)
 {
     const clradix_key_field fields[] = { { CLRADIX_I32, 2, 0 }, { CLRADIX_F64, 9, 1 } };
+    const clradix_key_field as_key[] = { { CLRADIX_F32, 0, 1 }, { CLRADIX_I16, 6, 0 } };  /* read as keys */
     ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, 1 << 20), CLRADIX_SUCCESS);
     char msg[512];
-    for (int call = RECORDS_HOST_SORT; call <= RECORDS_HOST_ARGSORT; ++call)
+    for (int call = RECORDS_HOST_SORT; call <= RECORDS_HOST_ARGSORT; ++call) {
         ck_assert_msg(!records_case(&dev, (records_call)call, 20, 60000, fields, 2, 8, 5, msg, sizeof msg),
                       "%s by parts: %s", records_call_names[call], msg);
+        ck_assert_msg(!records_case(&dev, (records_call)call, 8, 100000, as_key, 2, 4, 6, msg, sizeof msg),
+                      "%s by parts, read as keys: %s", records_call_names[call], msg);
+    }
 }
 END_TEST
 

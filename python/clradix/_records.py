@@ -23,7 +23,9 @@ def _packed(columns, row_count=None):
     """A packed structured array of native key fields from (name, array) columns, all of
     one length (time fields as library_keys makes them: int64 counts minus one), with a
     leading uint32/uint64 field of the row numbers when row_count is given (each row's
-    records consecutive). Returns (records, key fields most significant first)."""
+    records consecutive). The most significant field lies last in memory, so that records
+    of 4 or 8 bytes are their composite key, which the library's sort reads as one key.
+    Returns (records, key fields most significant first)."""
     names, formats, arrays = [], [], []
     length = len(columns[0][1]) if columns else 0
     if row_count is not None:
@@ -37,7 +39,10 @@ def _packed(columns, row_count=None):
         names.append(name)
         formats.append(np.dtype(np.int64) if _keys._is_time(native) else native)
         arrays.append(column)
-    records = np.empty(length, dtype=np.dtype({"names": names, "formats": formats}))
+    sizes = [np.dtype(f).itemsize for f in formats]
+    offsets = [sum(sizes[i + 1:]) for i in range(len(sizes))]
+    records = np.empty(length, dtype=np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                                               "itemsize": sum(sizes)}))
     for name, column in zip(names, arrays):
         if _keys._is_time(column.dtype):
             records[name] = column.view(np.int64) - 1  # NaT (the smallest int64) wraps to the largest: last
@@ -96,9 +101,31 @@ def argsort(sorter, a, order, axis, index_dtype):
     return indices if axis is None else np.moveaxis(indices, -1, axis)
 
 
+def _sorted_copy(sorter, a, order):
+    """a flattened and sorted by its fields in place of a copy of its own, records moving
+    whole (the library reads records of 4 or 8 bytes as one key where it can); None where a
+    field is not one the library reads as it lies (time, byte-swapped, sub-array)."""
+    fields = []
+    for name in _order_names(a.dtype, order):
+        dtype, offset = a.dtype.fields[name][:2]
+        if dtype.subdtype or _keys._is_time(dtype) or dtype.byteorder not in ("=", "|"):
+            return None
+        fields.append(_library.KeyField(_field_code(dtype, name), offset, 0))
+    copy = np.array(a.reshape(-1), copy=True)
+    if copy.size:
+        array = (_library.KeyField * len(fields))(*fields)
+        _host._call(sorter, "clradix_sort_records_host", _host._pointer(copy), copy.dtype.itemsize, copy.size,
+                    array, len(fields))
+    return copy
+
+
 def sort(sorter, a, order, axis):
     """np.sort(a, order=order, axis=axis, kind="stable") of a structured array a."""
     a = np.asarray(a)
+    if axis is None or a.ndim == 1:
+        flat = _sorted_copy(sorter, a, order)
+        if flat is not None:
+            return flat
     indices = argsort(sorter, a, order, axis, np.intp)
     if axis is None:
         return a.reshape(-1)[indices]
