@@ -64,16 +64,22 @@ void put_word(__global uint *words, uint word_bytes, ulong i, ulong word)
  * accumulate (the host launches this once per field in the word: with the field list in a
  * loop, POCL ran it 2x slower, unvectorised). aligned: every record's field lies at a
  * multiple of its width. The first launch of the least significant word also writes
- * order[i] = i (unless order is NULL), so that its sort starts from the identity.
+ * order[i] = i (unless order is NULL), so that its sort starts from the identity. With
+ * heads (records_heads), a record alone in its run gets 0 without being read: no later
+ * word orders it.
  */
 __kernel void records_key(__global const uchar *records, ulong record_size, __global uint *order, uint order_size,
                           uint from_order, ulong offset, uint bytes, uint aligned, uint left, uint right,
                           ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate, __global uint *words,
-                          uint word_bytes, uint n)
+                          uint word_bytes, uint n, __global const uchar *heads)
 {
     const uint i = get_global_id(0);
     if (i >= n)
         return;
+    if (heads && heads[i] && (i + 1 == n || heads[i + 1])) {
+        put_word(words, word_bytes, i, 0);
+        return;
+    }
     ulong record = i;
     if (from_order)
         record = word_at(order, order_size, i);
@@ -145,3 +151,163 @@ GATHER_KERNEL(records_gather_1, uchar)
 GATHER_KERNEL(records_gather_4, uint)
 GATHER_KERNEL(records_gather_8, uint2)
 GATHER_KERNEL(records_gather_16, uint4)
+
+/*
+ * Composites of several words, most significant word first (src/records.c): after the
+ * records are sorted by the words so far, runs of records equal in all of them are sorted
+ * by the next word, and only those. heads marks where a run starts; a run of up to
+ * SHORT_RUN records is sorted at once by records_runs, longer ones by the segmented sort
+ * of the words, one segment per long run that also holds the records since the previous
+ * long run, whose words records_runs sets to 0 so that they stay in place (the sort is
+ * stable). These kernels take blocks of
+ * RUN_BLOCK records per work-item in plain loops: one record per work-item cost POCL 4-5x
+ * more.
+ */
+#define SHORT_RUN 16
+#define RUN_BLOCK 4096
+
+/* heads_out[i]: record i starts a run: it did before (heads_in, unless first), or its word
+   differs from record i - 1's. */
+__kernel void records_heads(__global const uchar *heads_in, __global uchar *heads_out, __global const uint *words,
+                            uint first, uint n)
+{
+    const uint begin = get_global_id(0) * RUN_BLOCK;
+    for (uint i = begin; i < n && i < begin + RUN_BLOCK; ++i) {
+        uint before = i == 0;
+        if (!first)
+            before |= heads_in[i];
+        heads_out[i] = before | (word_at(words, 8, i) != word_at(words, 8, i ? i - 1 : 0));
+    }
+}
+
+/* The length of the run that record i starts (heads[i] set), up to SHORT_RUN + 1. */
+uint run_length(__global const uchar *heads, uint i, uint n)
+{
+    uint length = 1;
+    while (length <= SHORT_RUN && i + length < n && !heads[i + length])
+        ++length;
+    return length;
+}
+
+/* The run [i, i + length) of at most SHORT_RUN records sorted by words (an insertion sort:
+   stable), its values (value_words uints each) moving along; its heads where the word
+   changes, then its words 0, no end of a long run in it. */
+void sort_short_run(__global uint *words, __global uint *values, uint value_words, __global uchar *heads_out,
+                    __global uchar *ends, uint i, uint length)
+{
+    ulong key[SHORT_RUN];
+    uint from[SHORT_RUN];
+    for (uint k = 0; k < length; ++k) {
+        const ulong word = word_at(words, 8, i + k);
+        uint at = k;
+        for (; at > 0 && key[at - 1] > word; --at) {
+            key[at] = key[at - 1];
+            from[at] = from[at - 1];
+        }
+        key[at] = word;
+        from[at] = k;
+    }
+    uint moved[4 * SHORT_RUN];  /* values of up to 16 bytes */
+    for (uint k = 0; k < length; ++k)
+        for (uint u = 0; u < value_words; ++u)
+            moved[k * value_words + u] = values[(ulong)(i + from[k]) * value_words + u];
+    for (uint k = 0; k < length; ++k) {
+        put_word(words, 8, i + k, 0);
+        for (uint u = 0; u < value_words; ++u)
+            values[(ulong)(i + k) * value_words + u] = moved[k * value_words + u];
+        heads_out[i + k] = k == 0 || key[k] != key[k - 1];
+        ends[i + k] = 0;
+    }
+}
+
+/* Record i of a long run: it ends the run where the next record starts one (or there is
+   none). Returns whether it ends it. */
+uint long_run_record(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends, uint i, uint n)
+{
+    const uint end = i + 1 == n || heads_in[i + 1];
+    heads_out[i] = heads_in[i];
+    ends[i] = end;
+    return end;
+}
+
+/*
+ * One block of records: each run that starts in it sorted at once where it is short
+ * (records past the block included), its records' ends noted where it is long (those in the
+ * block), and the records at the block's start that continue a run begun before: the ends
+ * of a long one (a short one is its first block's). counts[b]: the long runs that end in
+ * the block.
+ */
+__kernel void records_runs(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends,
+                           __global uint *words, __global uint *values, uint value_words, __global uint *counts,
+                           uint n)
+{
+    const uint b = get_global_id(0), begin = b * RUN_BLOCK;
+    if (begin >= n)
+        return;
+    const uint last = min(begin + RUN_BLOCK, n);
+    uint count = 0, i = begin;
+    if (!heads_in[begin]) {
+        uint start = begin, back = 0;  /* heads_in[0] is set */
+        while (!heads_in[start] && back < SHORT_RUN) {
+            --start;
+            ++back;
+        }
+        const uint is_long = !heads_in[start] || run_length(heads_in, start, n) > SHORT_RUN;
+        for (; i < last && !heads_in[i]; ++i)
+            if (is_long)
+                count += long_run_record(heads_in, heads_out, ends, i, n);
+    }
+    while (i < last) {  /* a run starts at i */
+        const uint length = run_length(heads_in, i, n);
+        if (length > SHORT_RUN) {
+            do
+                count += long_run_record(heads_in, heads_out, ends, i, n);
+            while (++i < last && !heads_in[i]);
+        } else if (length > 1) {
+            sort_short_run(words, values, value_words, heads_out, ends, i, length);
+            i += length;
+        } else {  /* alone in its run: most records, for random keys */
+            put_word(words, 8, i, 0);
+            heads_out[i] = 1;
+            ends[i++] = 0;
+        }
+    }
+    counts[b] = count;
+}
+
+/* One work-item: counts made exclusive sums over the blocks, counts[blocks] the total. */
+__kernel void records_run_scan(__global uint *counts, uint blocks)
+{
+    uint sum = 0;
+    for (uint b = 0; b < blocks; ++b) {
+        const uint count = counts[b];
+        counts[b] = sum;
+        sum += count;
+    }
+    counts[blocks] = sum;
+}
+
+/* The segments of the long runs: offsets[0] = 0 and offsets[k + 1] = the end of the k-th
+   long run, so that each segment holds the records since the previous one. */
+__kernel void records_run_offsets(__global const uchar *ends, __global const uint *counts, __global uint *offsets,
+                                  uint n)
+{
+    const uint b = get_global_id(0), begin = b * RUN_BLOCK;
+    if (b == 0)
+        offsets[0] = 0;
+    if (begin >= n)
+        return;
+    uint k = counts[b];
+    for (uint i = begin; i < min(begin + RUN_BLOCK, n); ++i)
+        if (ends[i])
+            offsets[++k] = i + 1;
+}
+
+/* Offsets past the last long run's (counts[blocks] of them): its end again, up to
+   offsets[segments], empty segments that leave the records after it in place. */
+__kernel void records_run_fill(__global const uint *counts, uint blocks, __global uint *offsets, uint segments)
+{
+    const uint j = get_global_id(0), runs = counts[blocks];
+    if (j > runs && j <= segments)
+        offsets[j] = offsets[runs];
+}

@@ -572,14 +572,17 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * record, a field beside a payload; floats of one width, none in numpy's order; on a
  * little-endian host) are read as one key by the sort itself, which moves them unchanged,
  * as clradix_sort_keys moves keys (no temporaries but the sort's own, the same failure
- * guarantee). Otherwise composites of 32 bits or less
- * are sorted as 32-bit keys, more as 64-bit words, least significant word first, each with
- * the records' positions, by the pairs sort (so a word's digits that do not vary cost no
- * pass). clradix_sort_records then moves each record once, by a gather, except where
- * cheaper: records that are their key (fields covering every byte once, none in numpy's
- * order, 16 bytes at most) are sorted as their composite key, alone or as two words each
- * the other's value, and written back; other records of 4, 8 or 16 bytes whose composite
- * fits one word move with it through the sort as values.
+ * guarantee). Otherwise a composite of 32 bits or less is sorted as 32-bit keys, of 64 or
+ * less as 64-bit keys, by the pairs sort with the records' positions (so digits that do
+ * not vary cost no pass); a wider one by its 64-bit words, the most significant first
+ * (since 1.15): that word sorted with the positions, then for each next word only the runs
+ * of records equal in the words so far, sorted by it (runs of up to 16 records at once,
+ * longer ones by one segmented sort): random 128-bit keys cost about one sort of their
+ * high word. (On a device that ends long loops early, Mesa's llvmpipe, word by word, least
+ * significant first, as before 1.15.) clradix_sort_records then moves each record once, by a gather, except where
+ * cheaper: records of 4, 8 or 16 bytes move through the sorts as the values; records that
+ * are their one-word key (fields covering every byte once, none in numpy's order) are
+ * sorted as it and written back.
  *
  * Checks, before anything is enqueued: fields NULL, num_fields 0 or more than
  * CLRADIX_MAX_FIELDS, an unknown type, a field past the record, record_size 0, or an
@@ -590,18 +593,22 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * clradix_sort_pairs and clradix_argsort: queue, events and wait list, thread safety,
  * failures (records are only read by clradix_argsort_records). Temporaries: records read
  * as keys, those of clradix_sort_keys or clradix_argsort of their width; else n words of 4
- * or 8 bytes (two words: 2n), the pairs sort's, and for clradix_sort_records by a gather n
- * 4-byte positions and one copy of the records. The device-buffer calls address at most
- * CLRADIX_MAX_N records.
+ * or 8 bytes, the pairs sort's (past one word also 3n bytes of run marks, n / 17 + 2
+ * 4-byte segment offsets and the segmented sort's), and for clradix_sort_records by a
+ * gather n 4-byte positions and one copy of the records. The device-buffer calls address
+ * at most CLRADIX_MAX_N records.
  *
  * The _host forms take host arrays, block, and take any n. Records read as keys are sorted
  * as clradix_sort_keys_host sorts keys (clradix_argsort_host: argsorted), memory and
- * failures included. Otherwise each word is made on the host
+ * failures included. Composites of several words go through the device-buffer call where
+ * the device takes them at once (in buffers over the arrays where the device works in the
+ * host's memory, else copies; failures then as for clradix_sort_keys_host). Otherwise each
+ * word is made on the host
  * and sorted with the positions by clradix_sort_pairs_host (out of core where that goes
  * out of core); clradix_sort_records_host then moves the records on the host. Memory on
  * the host: n words and n positions, and for clradix_sort_records_host a copy of the
  * records; its allocation failing is CLRADIX_ERROR_OUT_OF_RESOURCES with the arrays
- * untouched. On any error the records and indices are as they were. More than
+ * untouched, and on any error of this path the records and indices are as they were. More than
  * CLRADIX_MAX_N records need 8-byte indices (4: CLRADIX_ERROR_INVALID_ARGUMENT).
  * ------------------------------------------------------------------------------ */
 

@@ -140,6 +140,8 @@ typedef struct radix_program {
     /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys, records written
        back from theirs; gathers of elements in units of 1, 4, 8 and 16 bytes */
     cl_kernel records_key, records_unkey, records_gather[4];
+    /* composites of several words sorted by the most significant first (runs of equal words) */
+    cl_kernel records_heads, records_runs, records_run_scan, records_run_offsets, records_run_fill;
     /* Kernel arguments are state of the kernel object: a sort sets them on the program's
        own kernels while no other sort holds those (kernels_busy), else on a copy with
        kernel objects of its own; copies are kept for later sorts. */

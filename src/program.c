@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 42 };
+enum { KERNEL_COUNT = 47 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -91,6 +91,11 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->records_gather[1], "records_gather_4", RECORDS, 1, 1 },
         { &p->records_gather[2], "records_gather_8", RECORDS, 1, 1 },
         { &p->records_gather[3], "records_gather_16", RECORDS, 1, 1 },
+        { &p->records_heads, "records_heads", RECORDS, 1, 1 },
+        { &p->records_runs, "records_runs", RECORDS, 1, 1 },
+        { &p->records_run_scan, "records_run_scan", RECORDS, 1, 1 },
+        { &p->records_run_offsets, "records_run_offsets", RECORDS, 1, 1 },
+        { &p->records_run_fill, "records_run_fill", RECORDS, 1, 1 },
     };
     memcpy(table, entries, sizeof entries);
 }

@@ -151,7 +151,8 @@ static int request_as_keys(const clradix_sorter *sorter, const record_plan *plan
    records_key launch per field with bits in it. from_order: of record order[i]; else of
    record i, and order (unless NULL) receives the identity. */
 static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *plan, unsigned w, cl_mem records,
-                           size_t record_size, size_t n, cl_mem order, size_t order_size, int from_order, cl_mem words)
+                           size_t record_size, size_t n, cl_mem order, size_t order_size, int from_order, cl_mem words,
+                           cl_mem heads)
 {
     const cl_ulong record_bytes = record_size;
     const cl_uint n32 = (cl_uint)n, index_bytes = (cl_uint)order_size, by_order = (cl_uint)from_order;
@@ -160,7 +161,7 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
     cl_int err = set_args(p->records_key, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
                           ARG(by_order));
     if (err == CL_SUCCESS)
-        err = set_args_at(p->records_key, 14, 3, ARG(words), ARG(word_bytes), ARG(n32));
+        err = set_args_at(p->records_key, 14, 4, ARG(words), ARG(word_bytes), ARG(n32), ARG(heads));
     for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
         unsigned right, left;
         if (!field_part(plan, f, w, &right, &left))
@@ -178,7 +179,30 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
 }
 
 /* The buffers of one call, counted in the sorter's memory while they live. */
-enum { CALL_WORDS, CALL_WORDS_HIGH, CALL_ORDER, CALL_COPY, CALL_BUFFERS };
+/* The temporaries of a device-buffer call: a set of the sorter's pool (scratch.c), reused
+   from call to call (fresh memory's first touch cost POCL 30-40 ms a word at 2^24, more
+   than making the word), its slots named for this use. */
+enum { CALL_WORDS = SCRATCH_KEYS, CALL_ORDER = SCRATCH_VALUES,
+       CALL_COPY = SCRATCH_TABLE_ALL, CALL_HEADS = SCRATCH_PARTIALS, CALL_HEADS_2 = SCRATCH_PLAN,
+       CALL_ENDS = SCRATCH_TOP, CALL_RUN_COUNTS = SCRATCH_JOBS, CALL_OFFSETS = SCRATCH_STATE };
+
+/* Composites of several words: runs of up to SHORT_RUN records equal in the words so far
+   are sorted by one work-item each, longer ones by a segmented sort (cl/records.cl). */
+enum { SHORT_RUN = 16, RUN_BLOCK = 4096 };
+
+static size_t run_blocks(size_t n)
+{
+    return (n + RUN_BLOCK - 1) / RUN_BLOCK;
+}
+
+/* The segments of a word's segmented sort: at most one per run longer than SHORT_RUN. */
+static size_t run_segments(size_t n)
+{
+    return n / (SHORT_RUN + 1) + 1;
+}
+
+/* The buffers of a host-array gather. */
+enum { CALL_BUFFERS = 3 };
 typedef struct call_buffers {
     cl_mem buffer[CALL_BUFFERS];
     size_t bytes[CALL_BUFFERS];
@@ -248,24 +272,26 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     s.values_size = n * s.value_size;
     s.end_bit = word_bits(plan, w);
     cl_event sorted = NULL;
-    const clradix_status status = dispatch_sort(sorter, c->queue, &s, 1, &c->last, &sorted);
+    int enqueued = 0;
+    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, &s, 1, &c->last, &sorted, &enqueued);
+    c->tried |= enqueued;
     if (status == CLRADIX_SUCCESS)
         chain_follow(c, sorted);
     return status;
 }
 
-/* The words of the plan sorted with the positions in order (index_size bytes each, or the
-   records themselves as values when move_records), each word made by records_key from
-   the order so far. */
+/* The words of the plan, least significant first, sorted with the positions in order
+   (index_size bytes each, or the records themselves as values when move_records), each word
+   made by records_key from the order so far (or the records, which the sorts moved). */
 static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const radix_program *p,
                                       const record_plan *plan, cl_mem records, size_t record_size, size_t n,
-                                      const call_buffers *b, cl_mem order, size_t index_size, int move_records)
+                                      const scratch *b, cl_mem order, size_t index_size, int move_records)
 {
     const cl_mem words = b->buffer[CALL_WORDS];
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, move_records ? NULL : order,
-                                             index_size, w > 0, words));
+                                             index_size, w > 0 && !move_records, words, NULL));
         if (status == CLRADIX_SUCCESS)
             status = enqueue_word_sort(sorter, c, plan, w, words, move_records ? records : order,
                                        move_records ? record_size : index_size, n);
@@ -273,20 +299,122 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     return status;
 }
 
-/* Records that are their composite key (plan->tiled): its words sorted in place of them
-   (two words: each the other's value, the less significant first), then written back. */
+/* The segmented sort of a word's long runs: keys (n words), values (value_size bytes each)
+   moving along, in the segments of offsets. */
+static clradix_status enqueue_runs_sort(clradix_sorter *sorter, chain *c, cl_mem keys, cl_mem values,
+                                        size_t value_size, cl_mem offsets, size_t n)
+{
+    sort_request s = { 0 };
+    s.type = CLRADIX_U64;
+    s.key_bytes = 8;
+    s.keys = keys;
+    s.values = values;
+    s.value_size = value_size;
+    s.n = n;
+    s.keys_size = n * 8;
+    s.values_size = n * value_size;
+    s.end_bit = 64;
+    s.segmented = 1;
+    s.offsets = offsets;
+    s.num_segments = run_segments(n);
+    cl_event sorted = NULL;
+    int enqueued = 0;
+    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, &s, 1, &c->last, &sorted, &enqueued);
+    c->tried |= enqueued;
+    if (status == CLRADIX_SUCCESS)
+        chain_follow(c, sorted);
+    return status;
+}
+
+/* heads_out from heads_in (unless first) and the words (records_heads). */
+static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads_in, cl_mem heads_out, cl_mem words,
+                            cl_uint first, size_t n)
+{
+    const cl_uint n32 = (cl_uint)n;
+    const size_t wg = p->params.scan_wg;
+    const cl_int err = set_args(p->records_heads, 5, ARG(heads_in), ARG(heads_out), ARG(words), ARG(first), ARG(n32));
+    return err == CL_SUCCESS ? chain_kernel(c, p->records_heads, groups_for(run_blocks(n), wg), wg) : err;
+}
+
+/* A word's runs (words: the word of each record in the current order): short runs sorted,
+   heads_out from heads_in, the words of records outside long runs 0 and the long runs'
+   segments in offsets. */
+static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_mem heads_in, cl_mem heads_out,
+                           cl_mem values, size_t value_size, size_t n)
+{
+    const cl_mem words = b->buffer[CALL_WORDS], ends = b->buffer[CALL_ENDS];
+    const cl_mem counts = b->buffer[CALL_RUN_COUNTS], offsets = b->buffer[CALL_OFFSETS];
+    const cl_uint n32 = (cl_uint)n, value_words = (cl_uint)(value_size / 4), blocks = (cl_uint)run_blocks(n);
+    const cl_uint segments = (cl_uint)run_segments(n);
+    const size_t wg = p->params.scan_wg;
+    cl_int err = set_args(p->records_runs, 8, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words), ARG(values),
+                          ARG(value_words), ARG(counts), ARG(n32));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_runs, groups_for(blocks, wg), wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->records_run_scan, 2, ARG(counts), ARG(blocks));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_run_scan, 1, 1);
+    if (err == CL_SUCCESS)
+        err = set_args(p->records_run_offsets, 4, ARG(ends), ARG(counts), ARG(offsets), ARG(n32));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_run_offsets, groups_for(blocks, wg), wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->records_run_fill, 4, ARG(counts), ARG(blocks), ARG(offsets), ARG(segments));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_run_fill, groups_for((size_t)segments + 1, wg), wg);
+    return err;
+}
+
+/*
+ * Composites of several words, most significant first: the top word sorted with the
+ * values (the records themselves, their positions, or argsort's indices), then for each
+ * next word only the runs of records equal in the words so far (none for random 128-bit
+ * keys, whose top words differ), each run by that word.
+ */
+static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const radix_program *p,
+                                       const record_plan *plan, cl_mem records, size_t record_size, size_t n,
+                                       const scratch *b, cl_mem values, size_t value_size, int move_records)
+{
+    const cl_mem words = b->buffer[CALL_WORDS];
+    cl_mem heads = b->buffer[CALL_HEADS], heads_next = b->buffer[CALL_HEADS_2];
+    const unsigned top = plan->words - 1;
+    cl_mem order = move_records ? NULL : values;  /* where each record of the current order is */
+    clradix_status status =
+        status_from_cl(enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL));
+    if (status == CLRADIX_SUCCESS)
+        status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, n);
+    if (status == CLRADIX_SUCCESS)
+        status = status_from_cl(enqueue_heads(c, p, heads, heads, words, 1, n));
+    for (unsigned w = top; w-- > 0 && status == CLRADIX_SUCCESS;) {
+        status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, order, value_size, !move_records,
+                                             words, heads));
+        if (status == CLRADIX_SUCCESS)
+            status = status_from_cl(enqueue_runs(c, p, b, heads, heads_next, values, value_size, n));
+        if (status == CLRADIX_SUCCESS)
+            status = enqueue_runs_sort(sorter, c, words, values, value_size, b->buffer[CALL_OFFSETS], n);
+        if (status == CLRADIX_SUCCESS && w > 0)
+            status = status_from_cl(enqueue_heads(c, p, heads_next, heads_next, words, 0, n));
+        const cl_mem swap = heads;
+        heads = heads_next;
+        heads_next = swap;
+    }
+    return status;
+}
+
+/* Records that are their composite key of one word (plan->tiled): the word sorted in place
+   of them, then written back. */
 static clradix_status enqueue_tiled(clradix_sorter *sorter, chain *c, const radix_program *p, const record_plan *plan,
-                                    cl_mem records, size_t record_size, size_t n, const call_buffers *b)
+                                    cl_mem records, size_t record_size, size_t n, const scratch *b)
 {
     const cl_uint word_bytes = plan->word_bytes, n32 = (cl_uint)n;
     const cl_ulong record_bytes = record_size;
-    const cl_mem words[2] = { b->buffer[CALL_WORDS], b->buffer[CALL_WORDS_HIGH] };
+    const cl_mem words[2] = { b->buffer[CALL_WORDS], NULL };
+    clradix_status status =
+        status_from_cl(enqueue_word(c, p, plan, 0, records, record_size, n, NULL, 4, 0, words[0], NULL));
+    if (status == CLRADIX_SUCCESS)
+        status = enqueue_word_sort(sorter, c, plan, 0, words[0], NULL, 8, n);
     cl_int err = CL_SUCCESS;
-    for (unsigned w = 0; w < plan->words && err == CL_SUCCESS; ++w)
-        err = enqueue_word(c, p, plan, w, records, record_size, n, NULL, 4, 0, words[w]);
-    clradix_status status = status_from_cl(err);
-    for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w)
-        status = enqueue_word_sort(sorter, c, plan, w, words[w], plan->words == 2 ? words[1 - w] : NULL, 8, n);
     if (status == CLRADIX_SUCCESS)
         err = set_args(p->records_unkey, 2, ARG(records), ARG(record_bytes));
     if (err == CL_SUCCESS)
@@ -303,11 +431,17 @@ static clradix_status enqueue_tiled(clradix_sorter *sorter, chain *c, const radi
     return status == CLRADIX_SUCCESS ? status_from_cl(err) : status;
 }
 
+/* The device-buffer record calls; *enqueued (unless NULL): whether a command was enqueued,
+   or failed to be. */
 static clradix_status records_device(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
                                      size_t record_size, size_t n, const clradix_key_field *fields,
                                      unsigned num_fields, cl_mem indices, size_t index_size, int argsort,
-                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event, int *enqueued)
 {
+    int tried = 0;
+    if (!enqueued)
+        enqueued = &tried;
+    *enqueued = 0;
     if (!sorter || !queue || !records || n > CLRADIX_MAX_N || (argsort && !indices))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     record_plan plan;
@@ -333,7 +467,7 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     if (status == CLRADIX_SUCCESS && request_as_keys(sorter, &plan, record_size, n, index_size, argsort, &as_keys)) {
         as_keys.keys = records;
         as_keys.values = argsort ? indices : NULL;
-        return dispatch_sort(sorter, queue, &as_keys, num_wait, wait_list, event);
+        return dispatch_sort_tracked(sorter, queue, &as_keys, num_wait, wait_list, event, enqueued);
     }
     radix_program *p = NULL;
     if (status == CLRADIX_SUCCESS && n > 0)
@@ -344,53 +478,65 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     if (n == 0)
         return chain_hand_over(&c, CLRADIX_SUCCESS, event);
 
-    /* Records that are their composite key are sorted as it; records of a value size move
-       through a one-word sort; others by a gather at the end. */
-    const int tiled = !argsort && plan.tiled;
-    const int move_records = !argsort && !tiled && plan.words == 1
-                          && (record_size == 4 || record_size == 8 || record_size == 16);
+    /* Records that are their composite key of one word are sorted as it; records of a value
+       size move through the sorts; others by a gather at the end. Composites of several
+       words: the most significant first, then runs of equal words by the next; on a device
+       that ends long loops (loops.c: the run kernels take thousands of records per
+       work-item) by every word, least significant first. */
+    const int by_words = plan.words > 1 && !sorter->limits.loop_budget;
+    const int tiled = !argsort && plan.tiled && plan.words == 1;
+    const int move_records = !argsort && !tiled && (record_size == 4 || record_size == 8 || record_size == 16);
     const int by_gather = !argsort && !tiled && !move_records;
     const size_t order_size = argsort ? index_size : 4;
-    call_buffers b = { { 0 }, { 0 } };
-    const size_t words_high = tiled && plan.words == 2 ? n * 8 : 0;
-    cl_ulong inner = 0, total = (cl_ulong)n * plan.word_bytes + words_high
-                              + (by_gather ? (cl_ulong)n * 4 + records_size : 0);
-    const size_t inner_values = tiled ? (plan.words == 2 ? 8 : 0) : move_records ? record_size : order_size;
+    const size_t inner_values = tiled ? 0 : move_records ? record_size : order_size;
+    size_t bytes[SCRATCH_SLOTS] = { 0 };
+    bytes[CALL_WORDS] = n * plan.word_bytes;
+    bytes[CALL_ORDER] = by_gather ? n * 4 : 0;
+    bytes[CALL_COPY] = by_gather ? records_size : 0;
+    if (by_words) {
+        bytes[CALL_HEADS] = bytes[CALL_HEADS_2] = bytes[CALL_ENDS] = n;
+        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 1) * 4;
+        bytes[CALL_OFFSETS] = (run_segments(n) + 1) * 4;
+    }
+    /* The sorts' temporaries (the sizes alone count there): the top word's, and the
+       segmented sort's of the others. */
     const sort_request widest = { .type = plan.word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64,
                                   .key_bytes = plan.word_bytes, .values = inner_values ? records : NULL,
                                   .value_size = inner_values, .n = n, .keys_size = n * plan.word_bytes,
                                   .values_size = n * inner_values, .end_bit = 8 * plan.word_bytes };
-    /* (the sizes alone count there) */
+    sort_request runs = widest;
+    runs.segmented = 1;
+    runs.offsets = records;
+    runs.num_segments = run_segments(n);
+    cl_ulong inner = 0, inner_runs = 0;
     status = dispatch_temporary_bytes(sorter, &widest, &inner);
+    if (status == CLRADIX_SUCCESS && by_words)
+        status = dispatch_temporary_bytes(sorter, &runs, &inner_runs);
     if (status != CLRADIX_SUCCESS)
         return status;
-    total += inner;
-    if (total > device_budget(sorter) || (cl_ulong)n * plan.word_bytes > sorter->limits.max_alloc
-        || (by_gather && records_size > sorter->limits.max_alloc))
+    if (scratch_total(bytes) + (inner > inner_runs ? inner : inner_runs) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
 
-    cl_int err = CL_SUCCESS;
-    call_buffer(sorter, &b, CALL_WORDS, CL_MEM_READ_WRITE, n * plan.word_bytes, NULL, &err);
-    cl_mem order = argsort     ? indices
-                 : by_gather ? call_buffer(sorter, &b, CALL_ORDER, CL_MEM_READ_WRITE, n * 4, NULL, &err)
-                             : NULL;
-    if (by_gather)
-        call_buffer(sorter, &b, CALL_COPY, CL_MEM_READ_WRITE, records_size, NULL, &err);
-    if (words_high)
-        call_buffer(sorter, &b, CALL_WORDS_HIGH, CL_MEM_READ_WRITE, words_high, NULL, &err);
-    status = status_from_cl(err);
+    scratch *b = NULL;
+    status = scratch_for(sorter, bytes, &b);  /* checks each against the largest allocation */
+    const cl_mem order = argsort ? indices : by_gather && b ? b->buffer[CALL_ORDER] : NULL;
     radix_program *kernels = status == CLRADIX_SUCCESS ? program_kernels_take(sorter, p, &status) : NULL;
     if (status == CLRADIX_SUCCESS && tiled)
-        status = enqueue_tiled(sorter, &c, kernels, &plan, records, record_size, n, &b);
+        status = enqueue_tiled(sorter, &c, kernels, &plan, records, record_size, n, b);
+    else if (status == CLRADIX_SUCCESS && by_words)
+        status = enqueue_by_words(sorter, &c, kernels, &plan, records, record_size, n, b,
+                                  move_records ? records : order, move_records ? record_size : order_size,
+                                  move_records);
     else if (status == CLRADIX_SUCCESS)
-        status = enqueue_records(sorter, &c, kernels, &plan, records, record_size, n, &b, order, order_size,
+        status = enqueue_records(sorter, &c, kernels, &plan, records, record_size, n, b, order, order_size,
                                  move_records);
     if (status == CLRADIX_SUCCESS && by_gather)
-        status = status_from_cl(enqueue_gather(&c, kernels, order, 4, records, n, b.buffer[CALL_COPY], record_size, n));
+        status = status_from_cl(enqueue_gather(&c, kernels, order, 4, records, n, b->buffer[CALL_COPY], record_size, n));
     if (status == CLRADIX_SUCCESS && by_gather)
-        status = status_from_cl(chain_copy(&c, b.buffer[CALL_COPY], records, records_size));
+        status = status_from_cl(chain_copy(&c, b->buffer[CALL_COPY], records, records_size));
     program_kernels_return(sorter, p, kernels);
-    call_buffers_release(sorter, &b);
+    scratch_return(sorter, b, c.last);  /* reused once this call's commands are over */
+    *enqueued = c.tried;
     return chain_hand_over(&c, status, event);
 }
 
@@ -399,7 +545,7 @@ clradix_status clradix_sort_records(clradix_sorter *sorter, cl_command_queue que
                                     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     return records_device(sorter, queue, records, record_size, n, fields, num_fields, NULL, 0, 0,
-                          num_events_in_wait_list, event_wait_list, event);
+                          num_events_in_wait_list, event_wait_list, event, NULL);
 }
 
 clradix_status clradix_argsort_records(clradix_sorter *sorter, cl_command_queue queue, cl_mem records,
@@ -409,7 +555,7 @@ clradix_status clradix_argsort_records(clradix_sorter *sorter, cl_command_queue 
                                        cl_event *event)
 {
     return records_device(sorter, queue, records, record_size, n, fields, num_fields, indices, index_size, 1,
-                          num_events_in_wait_list, event_wait_list, event);
+                          num_events_in_wait_list, event_wait_list, event, NULL);
 }
 
 clradix_status clradix_gather(clradix_sorter *sorter, cl_command_queue queue, cl_mem indices, size_t index_size,
@@ -528,6 +674,63 @@ static clradix_status order_records_host(clradix_sorter *sorter, cl_command_queu
     return status;
 }
 
+/* The host records sorted by the device-buffer call in buffers over them (over the arrays
+   themselves where the device works in the host's memory, else copies), which the device
+   takes at once; *tried: whether a command was enqueued (else the arrays are untouched). */
+static clradix_status records_host_in_core(clradix_sorter *sorter, cl_command_queue queue, void *records,
+                                           size_t record_size, size_t n, const clradix_key_field *fields,
+                                           unsigned num_fields, void *indices, size_t index_size, int argsort,
+                                           int *tried)
+{
+    *tried = 0;
+    const size_t records_size = n * record_size, indices_size = argsort ? n * index_size : 0;
+    if (n > CLRADIX_MAX_N || records_size > sorter->limits.max_alloc || indices_size > sorter->limits.max_alloc)
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    const int unified = sorter->limits.host_unified;
+    const cl_command_queue callers_queue = queue;
+    clradix_status status = queue ? CLRADIX_SUCCESS : host_queue_acquire(sorter, &queue);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    host_memory_admit(sorter, records_size + indices_size);
+    cl_int err = CL_SUCCESS;
+    const cl_mem_flags record_flags = (unified ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR)
+                                    | (argsort ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
+    const cl_mem record_buffer = sorter_buffer(sorter, record_flags, records_size, records, &err);
+    const cl_mem index_buffer = argsort && err == CL_SUCCESS
+                                  ? sorter_buffer(sorter, CL_MEM_READ_WRITE | (unified ? CL_MEM_USE_HOST_PTR : 0),
+                                                  indices_size, unified ? indices : NULL, &err)
+                                  : NULL;
+    cl_event sorted = NULL;
+    status = status_from_cl(err);
+    if (status == CLRADIX_SUCCESS)
+        status = records_device(sorter, queue, record_buffer, record_size, n, fields, num_fields, index_buffer,
+                                index_size, argsort, 0, NULL, &sorted, tried);
+    /* the result back in the host's array: mapped (the same memory) or read */
+    const cl_mem written = argsort ? index_buffer : record_buffer;
+    void *host = argsort ? indices : records;
+    const size_t written_size = argsort ? indices_size : records_size;
+    if (status == CLRADIX_SUCCESS && unified) {
+        void *mapped = clEnqueueMapBuffer(queue, written, CL_TRUE, CL_MAP_READ, 0, written_size, 1, &sorted, NULL, &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueUnmapMemObject(queue, written, mapped, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(queue);
+        status = status_from_cl(err);
+    } else if (status == CLRADIX_SUCCESS) {
+        status = status_from_cl(clEnqueueReadBuffer(queue, written, CL_TRUE, 0, written_size, host, 1, &sorted, NULL));
+    }
+    if (status != CLRADIX_SUCCESS)
+        clFinish(queue);  /* nothing of this call runs once it has returned */
+    if (sorted)
+        clReleaseEvent(sorted);
+    sorter_buffer_release(sorter, record_buffer, records_size);
+    sorter_buffer_release(sorter, index_buffer, indices_size);
+    host_memory_done(sorter);
+    if (!callers_queue)
+        host_queue_return(sorter, queue);
+    return status;
+}
+
 static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queue, void *records, size_t record_size,
                                    size_t n, const clradix_key_field *fields, unsigned num_fields, void *indices,
                                    size_t index_size, int argsort)
@@ -554,6 +757,13 @@ static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queu
     sort_request as_keys;
     if (request_as_keys(sorter, &plan, record_size, n, index_size, argsort, &as_keys))
         return host_sort(sorter, queue, &as_keys, records, argsort ? indices : NULL);
+    if (plan.words > 1 && sorter->limits.int64 && !sorter->limits.loop_budget) {  /* on the device, by words */
+        int tried;
+        status = records_host_in_core(sorter, queue, records, record_size, n, fields, num_fields, indices, index_size,
+                                      argsort, &tried);
+        if (status != CLRADIX_ERROR_OUT_OF_RESOURCES || tried)
+            return status;
+    }
 
     void *order = malloc(order_size);
     unsigned char *copy = argsort ? NULL : malloc(records_size);

@@ -98,8 +98,9 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define ARGSORT(api, size) { API_##api, SORT_ARGSORT, size }
 
 /* Records: moved through a sort (16 bytes, one word), by gathers of 1-, 4-, 8- and 16-byte
-   units (13, 12, 24 and 32 bytes), 128-bit keys over two words, argsort, and records that
-   are their key (tiled: two words with a field across them, one 32-bit word). */
+   units (13, 12, 24 and 32 bytes), keys of two words (most significant first, then runs of
+   equal words: 128-bit keys, a field across two words, a top word of a byte), argsort, and
+   records that are their key (one 32-bit word). */
 static const record_step record_16 = { RECORDS_DEVICE_SORT, 16, 1, { { CLRADIX_U32, 4, 0 } } };
 static const record_step record_13 = { RECORDS_DEVICE_SORT, 13, 3,
                                        { { CLRADIX_I16, 3, 1 }, { CLRADIX_F32_NUMPY, 7, 0 }, { CLRADIX_U8, 0, 0 } } };
@@ -114,6 +115,8 @@ static const record_step record_tiled_32 = { RECORDS_DEVICE_SORT, 4, 3,
 static const record_step record_as_key_floats = { RECORDS_DEVICE_ARGSORT, 8, 2,
                                                   { { CLRADIX_F32, 2, 1 }, { CLRADIX_I16, 0, 0 } } };
 static const record_step record_as_key = { RECORDS_DEVICE_SORT, 4, 2, { { CLRADIX_I16, 2, 1 }, { CLRADIX_U8, 1, 0 } } };
+/* Two words whose top one (a byte) repeats in long runs: sorted by the next word in segments. */
+static const record_step record_runs = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX_U8, 15, 0 }, { CLRADIX_U64, 0, 1 } } };
 
 static const check_case cases[] = {
     /* Each shape's cases in one process (oclgrind's start and its compile of a program
@@ -295,13 +298,15 @@ static const check_case cases[] = {
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_32_sort },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled_32 },
-        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key_floats } },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key_floats },
+        { 0, 0, 5000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs } },
       CPU },
     { "gpu-like records", GPU_LIKE, "",
       { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
         { 0, 0, 1200, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 },
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
-        { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key } } },
+        { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 

@@ -107,6 +107,56 @@ START_TEST(test_named_cases)
 }
 END_TEST
 
+/* Composites of several words sort the most significant word first, then only runs of
+   records equal in it by the next (short runs at once, long ones by a segmented sort): high
+   words of 16 values (long runs), all equal, runs of exactly 16 and 17 (the short runs'
+   limit) and of about 9 (both kinds) over blocks of 4096 records, random; three words with
+   ties in the first two; four u32 fields. The low words repeat often too. */
+START_TEST(test_runs_of_equal_words)
+{
+    enum { N = 20000 };
+    const clradix_key_field u128[] = { { CLRADIX_U64, 8, 0 }, { CLRADIX_U64, 0, 0 } };
+    const clradix_key_field three[] = { { CLRADIX_U64, 0, 1 }, { CLRADIX_I64, 8, 0 }, { CLRADIX_F32, 16, 0 } };
+    const clradix_key_field four[] = { { CLRADIX_U32, 12, 0 }, { CLRADIX_I32, 8, 1 }, { CLRADIX_U32, 4, 0 },
+                                       { CLRADIX_U32, 0, 0 } };
+    const char *const names[] = { "16 high words", "one high word", "runs of 16 and 17", "runs of about 9",
+                                  "random high words", "three words", "four u32 fields" };
+    char msg[512];
+    for (unsigned c = 0; c < sizeof names / sizeof names[0]; ++c) {
+        const size_t record_size = c == 5 ? 24 : 16;
+        uint64_t state = 900 + c;
+        static size_t place[N];  /* case 2: record place[i] gets the i-th high word */
+        for (size_t i = 0; i < N; ++i)
+            place[i] = i;
+        for (size_t i = N - 1; i > 0; --i) {
+            const size_t j = (size_t)(rng_next(&state) % (i + 1)), t = place[i];
+            place[i] = place[j];
+            place[j] = t;
+        }
+        for (int call = 0; call < RECORDS_CALLS; ++call) {
+            unsigned char *records = make_records(record_size, N, 31 + c);
+            for (size_t i = 0; i < N; ++i) {
+                const uint64_t draw = rng_next(&state);
+                unsigned char *r = records + (c == 2 ? place[i] : i) * record_size;
+                uint64_t high = c == 0 ? draw % 16 : c == 1 ? 7 : c == 3 ? draw % (N / 9) : draw;
+                if (c == 2)  /* runs of exactly 16, then of 17 */
+                    high = i < N / 2 ? i / 16 : ((uint64_t)1 << 40) + i / 17;
+                if (c == 5 || c == 6)  /* few values of the first two words' fields */
+                    high = draw % 3 * 0x0101010101010101u;
+                memcpy(r + 8, &high, 8);
+                if (c == 5)
+                    memcpy(r, &(uint64_t){ draw >> 40 & 3 }, 8);
+            }
+            const int failed = records_check(&dev, (records_call)call, records, record_size, N,
+                                             c == 5 ? three : c == 6 ? four : u128, c == 5 ? 3 : c == 6 ? 4 : 2, 4,
+                                             msg, sizeof msg);
+            free(records);
+            ck_assert_msg(!failed, "%s, %s: %s", names[c], records_call_names[call], msg);
+        }
+    }
+}
+END_TEST
+
 /* The host calls by parts: a memory limit far below the arrays makes the pairs sorts go out
    of core. */
 START_TEST(test_host_by_parts)
@@ -309,6 +359,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_field_lists, 0, test_full_scope() ? 2 * RECORDS_CALLS : RECORDS_CALLS);
     tcase_add_test(tc, test_named_cases);
+    tcase_add_test(tc, test_runs_of_equal_words);
     tcase_add_test(tc, test_host_by_parts);
     tcase_add_test(tc, test_gather);
     tcase_add_test(tc, test_arguments);

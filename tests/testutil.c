@@ -944,7 +944,16 @@ static clradix_status run_records(test_device *t, records_call call, unsigned ch
 int records_case(test_device *t, records_call call, size_t record_size, size_t n, const clradix_key_field *fields,
                  unsigned num_fields, size_t index_size, uint64_t seed, char *msg, size_t msg_size)
 {
-    unsigned char *records = make_records(record_size, n, seed), *input = malloc(record_size * n + 1);
+    unsigned char *records = make_records(record_size, n, seed);
+    const int failed = records_check(t, call, records, record_size, n, fields, num_fields, index_size, msg, msg_size);
+    free(records);
+    return failed;
+}
+
+int records_check(test_device *t, records_call call, unsigned char *records, size_t record_size, size_t n,
+                  const clradix_key_field *fields, unsigned num_fields, size_t index_size, char *msg, size_t msg_size)
+{
+    unsigned char *input = malloc(record_size * n + 1);
     memcpy(input, records, record_size * n);
     void *indices = malloc(index_size * n + 1);
     size_t *perm = records_oracle(records, record_size, n, fields, num_fields);
@@ -971,7 +980,6 @@ int records_case(test_device *t, records_call call, size_t record_size, size_t n
             failed = 1;
         }
     }
-    free(records);
     free(input);
     free(indices);
     free(perm);

@@ -138,6 +138,9 @@ extern const char *const records_call_names[RECORDS_CALLS];
    index_size bytes) against the oracle; 0, or 1 with msg filled. */
 int records_case(test_device *t, records_call call, size_t record_size, size_t n, const clradix_key_field *fields,
                  unsigned num_fields, size_t index_size, uint64_t seed, char *msg, size_t msg_size);
+/* The same for the given records (sorted in place; argsort leaves them). */
+int records_check(test_device *t, records_call call, unsigned char *records, size_t record_size, size_t n,
+                  const clradix_key_field *fields, unsigned num_fields, size_t index_size, char *msg, size_t msg_size);
 
 /* Fills dir (a mkdtemp template) with a copy of the kernel sources whose scatter.cl has a
    line that does not compile, for CLRADIX_KERNEL_DIR; remove_folder removes it again. */
