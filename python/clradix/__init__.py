@@ -67,6 +67,16 @@ def _structured(a, order, descending, begin_bit, end_bit, float_order):
     return True
 
 
+def _byte_strings(a, begin_bit, end_bit):
+    """Whether a is a numpy array of byte strings (S, or V without fields); they take no bit
+    range (ValueError)."""
+    if not _records._is_bytes(np.asarray(a).dtype):
+        return False
+    if begin_bit or end_bit is not None:
+        raise ValueError("byte strings (S and V dtypes) are sorted over all their bytes: no bit range")
+    return True
+
+
 def sort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None, float_order="numpy", out=None,
          device=None, sorter=None, queue=None):
     """A sorted copy of a (or, with ``out``, the sorted keys written into out: ``out=a``
@@ -108,6 +118,12 @@ def sort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=None,
         return out
     if _device.is_device_array(a):
         return _device.sort(sorter, a, axis, descending, begin_bit, end_bit, float_order, out, queue)
+    if _byte_strings(a, begin_bit, end_bit):
+        result = _records.bytes_sort(_host_sorter(sorter, device), np.asarray(a), axis, descending)
+        if out is None:
+            return result
+        np.copyto(out, result)
+        return out
     return _host.sort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order, out)
 
 
@@ -123,6 +139,8 @@ def argsort(a, *, axis=-1, order=None, descending=False, begin_bit=0, end_bit=No
     index_dtype = np.intp if index_dtype is None else index_dtype
     if _device.is_device_array(a):
         return _device.argsort(sorter, a, axis, descending, begin_bit, end_bit, float_order, index_dtype, queue)
+    if _byte_strings(a, begin_bit, end_bit):
+        return _records.bytes_argsort(_host_sorter(sorter, device), np.asarray(a), axis, descending, index_dtype)
     return _host.argsort(_host_sorter(sorter, device), a, axis, descending, begin_bit, end_bit, float_order,
                          index_dtype)
 

@@ -24,7 +24,7 @@ _NUMPY_ORDER = {2: 12, 5: 13, 10: 14, _BFLOAT16: 15}  # CLRADIX_F32_NUMPY, _F64_
 _NAN_LAST = {2: 16, 5: 17, 10: 18, _BFLOAT16: 19}  # CLRADIX_F32_NAN_LAST, ... (numpy's order, NaNs last descending)
 _INT64 = 4
 SUPPORTED = ("bool, uint8, int8, uint16, int16, float16, bfloat16 (ml_dtypes), uint32, int32, float32, uint64, "
-             "int64, float64, datetime64, timedelta64")
+             "int64, float64, datetime64, timedelta64; byte strings (S, V) in sort, argsort, lexsort and order=")
 FLOAT_ORDERS = ("numpy", "total")
 
 

@@ -10,8 +10,17 @@ import numpy as np
 from . import _host, _keys, _library
 
 
+def _is_bytes(dtype):
+    """Fixed-width byte strings (S) and raw bytes (V without fields; not ml_dtypes' types,
+    which are of kind V too), which numpy compares byte by byte as unsigned numbers."""
+    return dtype.kind == "S" or (dtype.type is np.void and dtype.names is None and dtype.subdtype is None)
+
+
 def _field_code(dtype, name):
-    """The clradix_key_type of a field of dtype (numpy's float order), or TypeError."""
+    """The clradix_key_type of a field of dtype (numpy's float order), or TypeError; byte
+    strings pass (_byte_columns makes them keys)."""
+    if _is_bytes(dtype):
+        return None
     try:
         native = _keys.native_key_dtype(dtype)
     except TypeError:
@@ -19,13 +28,30 @@ def _field_code(dtype, name):
     return _keys.key_type(native, "numpy")
 
 
-def _packed(columns, row_count=None):
+def _byte_columns(name, column):
+    """A byte-string column as (name, array) columns of native unsigned integers, most
+    significant first, whose order is the strings' byte order: its bytes in big-endian
+    chunks of 8, then 4, 2 and 1 bytes."""
+    width = column.dtype.itemsize
+    raw = np.ascontiguousarray(column).view(np.uint8).reshape(column.shape + (width,))
+    columns, at = [], 0
+    for size in (8, 4, 2, 1):
+        while width - at >= size:
+            chunk = np.ascontiguousarray(raw[..., at:at + size]).view(f">u{size}").reshape(column.shape)
+            columns.append((f"{name}.{at}", chunk.astype(f"=u{size}")))
+            at += size
+    return columns
+
+
+def _packed(columns, row_count=None, descending=False):
     """A packed structured array of native key fields from (name, array) columns, all of
     one length (time fields as library_keys makes them: int64 counts minus one), with a
     leading uint32/uint64 field of the row numbers when row_count is given (each row's
     records consecutive). The most significant field lies last in memory, so that records
     of 4 or 8 bytes are their composite key, which the library's sort reads as one key.
     Returns (records, key fields most significant first)."""
+    columns = [part for name, column in columns
+               for part in (_byte_columns(name, column) if _is_bytes(column.dtype) else [(name, column)])]
     names, formats, arrays = [], [], []
     length = len(columns[0][1]) if columns else 0
     if row_count is not None:
@@ -48,8 +74,8 @@ def _packed(columns, row_count=None):
             records[name] = column.view(np.int64) - 1  # NaT (the smallest int64) wraps to the largest: last
         else:
             records[name] = column
-    fields = [_library.KeyField(_field_code(records.dtype.fields[n][0], n), records.dtype.fields[n][1], 0)
-              for n in names]
+    fields = [_library.KeyField(_field_code(records.dtype.fields[n][0], n), records.dtype.fields[n][1],
+                                int(descending and (i > 0 or row_count is None))) for i, n in enumerate(names)]
     return records, fields
 
 
@@ -74,13 +100,14 @@ def _order_names(dtype, order):
     return wanted + [n for n in names if n not in wanted]
 
 
-def _rows_permutation(sorter, work, columns, index_dtype):
+def _rows_permutation(sorter, work, columns, index_dtype, descending=False):
     """The stable permutation of each row of work (the sorted axis last) by the columns
-    (name, array of work's shape), as positions in the row, of work's shape."""
+    (name, array of work's shape; descending: each reversed), as positions in the row, of
+    work's shape."""
     length = work.shape[-1] if work.ndim else 0
     rows = work.size // length if length else 0
     flat = [(name, np.ascontiguousarray(column).reshape(-1)) for name, column in columns]
-    records, fields = _packed(flat, rows if work.ndim > 1 else None)
+    records, fields = _packed(flat, rows if work.ndim > 1 else None, descending)
     order = _argsort_records(sorter, records, fields, index_dtype).astype(np.int64)
     if work.ndim > 1 and rows:
         order -= np.repeat(np.arange(rows, dtype=np.int64) * length, length)
@@ -108,7 +135,7 @@ def _sorted_copy(sorter, a, order):
     fields = []
     for name in _order_names(a.dtype, order):
         dtype, offset = a.dtype.fields[name][:2]
-        if dtype.subdtype or _keys._is_time(dtype) or dtype.byteorder not in ("=", "|"):
+        if dtype.subdtype or _keys._is_time(dtype) or dtype.byteorder not in ("=", "|") or _is_bytes(dtype):
             return None
         fields.append(_library.KeyField(_field_code(dtype, name), offset, 0))
     copy = np.array(a.reshape(-1), copy=True)
@@ -127,6 +154,23 @@ def sort(sorter, a, order, axis):
         if flat is not None:
             return flat
     indices = argsort(sorter, a, order, axis, np.intp)
+    if axis is None:
+        return a.reshape(-1)[indices]
+    return np.take_along_axis(a, indices, axis=axis)
+
+
+def bytes_argsort(sorter, a, axis, descending, index_dtype):
+    """np.argsort(a, axis=axis, kind="stable") of byte strings (S, or V without fields),
+    compared byte by byte as numpy compares them; descending: largest first, ties in input
+    order. One record sort of the bytes as big-endian words."""
+    work = _host._moved(a, axis)
+    indices = _rows_permutation(sorter, work, [("bytes", work)], _keys.index_dtype(index_dtype), descending)
+    return indices if axis is None else np.moveaxis(indices, -1, axis)
+
+
+def bytes_sort(sorter, a, axis, descending):
+    """np.sort of byte strings, as bytes_argsort orders them, bit for bit."""
+    indices = bytes_argsort(sorter, a, axis, descending, np.intp)
     if axis is None:
         return a.reshape(-1)[indices]
     return np.take_along_axis(a, indices, axis=axis)

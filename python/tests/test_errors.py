@@ -19,7 +19,7 @@ def test_wrong_dtype(dtype):
         with pytest.raises(TypeError) as error:
             call(a)
         for name in ("bool", "uint8", "int8", "uint16", "int16", "float16", "bfloat16", "uint32", "int32", "float32",
-                     "uint64", "int64", "float64", "datetime64", "timedelta64"):  # what to convert to
+                     "uint64", "int64", "float64", "datetime64", "timedelta64", "S", "V"):  # what to convert to
             assert name in str(error.value)
     with pytest.raises(TypeError):
         clradix.sort_pairs(a, np.ones(10, dtype=np.uint32))

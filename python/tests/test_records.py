@@ -1,6 +1,7 @@
 """Structured arrays sorted by their fields (order=) and clradix.lexsort, bit for bit
 against numpy's stable sorts: every key dtype as a field, non-native byte order, NaNs,
-signed zeros and NaT, every axis, and the calls that are refused."""
+signed zeros and NaT, every axis, byte strings (S and V) as keys and fields, and the calls
+that are refused."""
 
 import numpy as np
 import pytest
@@ -67,6 +68,34 @@ def test_order_layouts(layout):
             assert all(got[name].tobytes() == want[name].tobytes() for name in dtype.names)
     keys = (a["b"].copy(), a["a"].copy())
     assert (clradix.lexsort(keys) == np.lexsort(keys)).all()
+
+
+@pytest.mark.parametrize("dtype", ["S1", "S5", "S8", "S16", "S24", "V3", "V13"])
+def test_byte_strings(dtype):
+    """Byte strings as numpy compares them (byte by byte, unsigned): sort, argsort, both
+    directions, along an axis, as lexsort keys and structured fields."""
+    width = np.dtype(dtype).itemsize
+    rng = np.random.default_rng(width)
+    raw = rng.integers(0, 3, (30000, width), dtype=np.uint8)
+    raw[::7] = rng.integers(0, 256, (len(raw[::7]), width), dtype=np.uint8)
+    a = raw.view(dtype).reshape(-1)
+    assert clradix.sort(a).tobytes() == np.sort(a, kind="stable").tobytes()
+    assert (clradix.argsort(a) == np.argsort(a, kind="stable")).all()
+    inverted = (255 - raw).view(dtype).reshape(-1)  # descending: the bytes' complement ascending, ties in order
+    assert (clradix.argsort(a, descending=True) == np.argsort(inverted, kind="stable")).all()
+    assert clradix.sort(a[::-3]).tobytes() == np.sort(a[::-3], kind="stable").tobytes()
+    m = a[:29000].reshape(290, 100)
+    for axis in (0, 1, None):
+        assert clradix.sort(m, axis=axis).tobytes() == np.sort(m, axis=axis, kind="stable").tobytes()
+    other = rng.integers(0, 2, len(a)).astype(np.int16)
+    assert (clradix.lexsort((a, other)) == np.lexsort((a, other))).all()
+    assert (clradix.lexsort((other, a)) == np.lexsort((other, a))).all()
+    s = np.zeros(len(a), dtype=[("k", dtype), ("v", np.int16)])
+    s["k"], s["v"] = a, other
+    for order in ("k", "v"):
+        assert clradix.sort(s, order=order).tobytes() == np.sort(s, order=order, kind="stable").tobytes()
+    with pytest.raises(ValueError):
+        clradix.sort(a, end_bit=8)
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES)
