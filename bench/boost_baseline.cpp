@@ -65,6 +65,9 @@ extern "C" int boost_sort(cl_command_queue queue, clradix_key_type type, cl_mem 
         case CLRADIX_F16_NAN_LAST: case CLRADIX_BF16_NAN_LAST:
             std::snprintf(why, why_size, "Boost.Compute's radix sort takes no 16-bit float keys");
             return 1;
+        case CLRADIX_U128: case CLRADIX_I128:
+            std::snprintf(why, why_size, "Boost.Compute's radix sort takes no 128-bit keys");
+            return 1;
         case CLRADIX_F32_NUMPY: case CLRADIX_F64_NUMPY: case CLRADIX_F32_NAN_LAST: case CLRADIX_F64_NAN_LAST: break;
         }
         std::snprintf(why, why_size, "Boost.Compute's radix sort has no numpy float order");

@@ -311,3 +311,19 @@ __kernel void records_run_fill(__global const uint *counts, uint blocks, __globa
     if (j > runs && j <= segments)
         offsets[j] = offsets[runs];
 }
+
+/* Pairs of 128-bit keys (CLRADIX_U128, CLRADIX_I128), after their argsort: key and value i
+   from copies, at position indices[i] (4-byte), in one launch, so that no failure between
+   two launches can part a key from its value. */
+__kernel void records_gather_pairs(__global const uint *indices, __global const uint4 *keys_from,
+                                   __global uint4 *keys, __global const uint *values_from, __global uint *values,
+                                   uint value_words, uint n)
+{
+    const uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    const uint from = min(indices[i], n - 1);
+    keys[i] = keys_from[from];
+    for (uint u = 0; u < value_words; ++u)
+        values[(ulong)i * value_words + u] = values_from[(ulong)from * value_words + u];
+}

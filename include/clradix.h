@@ -115,6 +115,15 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  *             image of the key read canonically: -0.0 as +0.0, every NaN as the positive
  *             NaN one above +inf's bits when ascending, as the negative NaN one below
  *             -inf's (0xFF800001 for F32) when descending. No extra pass either.
+ *   U128, I128  128-bit integers (since 1.15), unsigned and two's complement, 16 bytes each
+ *             in the host's byte order (unsigned __int128, 128-bit hashes and IDs): taken
+ *             by clradix_sort_keys, clradix_sort_pairs, clradix_argsort, their _host forms
+ *             and as record fields; sorted as records of two 64-bit words, the most
+ *             significant first (see clradix_sort_records). They take no bit range but the
+ *             whole key (begin_bit 0, end_bit 0 or 128; else CLRADIX_ERROR_UNSUPPORTED);
+ *             descending works. The segmented sorts, top-k and the _multi calls return
+ *             CLRADIX_ERROR_UNSUPPORTED for them. Pairs: an argsort, then the keys and
+ *             values gathered from copies (temporaries: n 4-byte positions, a copy of each).
  * Keys are read and written at their own width (1, 2, 4 or 8 bytes each); a sort runs one
  * digit pass per 8 bits of the bit range at most, so 8-bit keys take one pass, 16-bit keys
  * two. No type needs half- or double-precision arithmetic on the device.
@@ -126,7 +135,8 @@ typedef enum clradix_key_type {
     CLRADIX_U32, CLRADIX_I32, CLRADIX_F32, CLRADIX_U64, CLRADIX_I64, CLRADIX_F64,
     CLRADIX_U8, CLRADIX_I8, CLRADIX_U16, CLRADIX_I16, CLRADIX_F16, CLRADIX_BF16,
     CLRADIX_F32_NUMPY, CLRADIX_F64_NUMPY, CLRADIX_F16_NUMPY, CLRADIX_BF16_NUMPY,
-    CLRADIX_F32_NAN_LAST, CLRADIX_F64_NAN_LAST, CLRADIX_F16_NAN_LAST, CLRADIX_BF16_NAN_LAST
+    CLRADIX_F32_NAN_LAST, CLRADIX_F64_NAN_LAST, CLRADIX_F16_NAN_LAST, CLRADIX_BF16_NAN_LAST,
+    CLRADIX_U128, CLRADIX_I128
 } clradix_key_type;
 
 /* Largest n a device-buffer call accepts: offsets inside the kernels are 32-bit. The
@@ -563,7 +573,8 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * within the record (offset + the type's width <= record_size); they may overlap, and a
  * list may name the same bytes twice. Bytes outside the fields do not take part. A
  * 128-bit unsigned key is two CLRADIX_U64 fields, the high word first (at offset 8 of a
- * little-endian 16-byte record: fields {U64, 8, 0} then {U64, 0, 0}).
+ * little-endian 16-byte record: fields {U64, 8, 0} then {U64, 0, 0}), or since 1.15 one
+ * CLRADIX_U128 field (CLRADIX_I128: signed), which counts as those two.
  *
  * How: each record's fields make one unsigned composite key (fields[0] at the top, each
  * field as the order-preserving image of its type, see clradix_options). Records of 4 or 8

@@ -18,6 +18,8 @@
 clradix_status check_keys(const clradix_sorter *sorter, clradix_key_type type, size_t n,
                           const clradix_options *options, sort_request *r)
 {
+    if (key_type_wide(type))
+        return CLRADIX_ERROR_UNSUPPORTED;  /* the calls that take them route them before (records.c) */
     r->key_bytes = key_type_bytes(type);
     if (!r->key_bytes)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
@@ -163,6 +165,9 @@ static clradix_status sort_device(clradix_sorter *sorter, cl_command_queue queue
 {
     if (!sorter || !queue || !keys || n > CLRADIX_MAX_N)
         return CLRADIX_ERROR_INVALID_ARGUMENT;  /* offsets in the kernels are 32-bit */
+    if (key_type_wide(type) && !segments)
+        return wide_keys_device(sorter, queue, type, keys, values, value_size, argsort, n, options, num_wait, wait_list,
+                                event);
     if (segments && ((!segments->offsets && segments->count > 0) || segments->count >= CLRADIX_MAX_N))
         return CLRADIX_ERROR_INVALID_ARGUMENT;  /* num_segments + 1 offsets must be countable in 32 bits */
     sort_request r = { 0 };
@@ -284,6 +289,8 @@ static clradix_status host_call(clradix_sorter *sorter, cl_command_queue queue, 
 {
     if (!sorter || !keys)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (key_type_wide(type))
+        return wide_keys_host(sorter, queue, type, keys, values, value_size, argsort, n, options);
     sort_request r = { 0 };
     clradix_status status = check_host_call(sorter, type, value_size, argsort, n, options, &r);
     if (status == CLRADIX_SUCCESS && queue)
@@ -411,6 +418,8 @@ static clradix_status multi_call(clradix_sorter *const *sorters, unsigned num_so
     for (unsigned i = 0; i < num_sorters; ++i)
         if (!sorters[i])
             return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (key_type_wide(type))
+        return CLRADIX_ERROR_UNSUPPORTED;
     if (num_sorters == 1)
         return host_call(sorters[0], NULL, type, keys, values, value_size, argsort, n, options);
     sort_request r = { 0 };

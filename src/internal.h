@@ -142,6 +142,7 @@ typedef struct radix_program {
     cl_kernel records_key, records_unkey, records_gather[4];
     /* composites of several words sorted by the most significant first (runs of equal words) */
     cl_kernel records_heads, records_runs, records_run_scan, records_run_offsets, records_run_fill;
+    cl_kernel records_gather_pairs;  /* 128-bit keys with values */
     /* Kernel arguments are state of the kernel object: a sort sets them on the program's
        own kernels while no other sort holds those (kernels_busy), else on a copy with
        kernel objects of its own; copies are kept for later sorts. */
@@ -358,6 +359,15 @@ clradix_status host_sort_in_core(clradix_sorter *sorter, cl_command_queue queue,
                                  int *touched);
 /* Whether host_sort_in_core can sort r within the device's limits and budget. */
 int host_fits_in_core(clradix_sorter *sorter, const sort_request *r);
+/* records.c: 128-bit keys (key_type_wide) as 16-byte records: sorted (values NULL),
+   argsorted into values (index size value_size), or sorted with values of value_size
+   bytes; every check of the public calls that take them. */
+clradix_status wide_keys_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                cl_mem values, size_t value_size, int argsort, size_t n,
+                                const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
+                                cl_event *event);
+clradix_status wide_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, void *keys,
+                              void *values, size_t value_size, int argsort, size_t n, const clradix_options *options);
 /* api.c: the checked host-array sort r of keys (values: NULL, or the values or indices) in
    place, on queue or one of the sorter's own: in core where it fits, else by parts. */
 clradix_status host_sort(clradix_sorter *sorter, cl_command_queue queue, sort_request *r, void *keys, void *values);

@@ -10,7 +10,14 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Bytes per key of type: 1, 2, 4 or 8; 0 for a value outside the enum. */
+/* 128-bit key types, which records.c sorts as records of two 64-bit fields (key_type_bytes
+   gives 0 for them: no narrow path takes them). */
+static inline int key_type_wide(clradix_key_type type)
+{
+    return type == CLRADIX_U128 || type == CLRADIX_I128;
+}
+
+/* Bytes per key of type: 1, 2, 4 or 8; 0 for a value outside the enum and 128-bit keys. */
 static inline unsigned key_type_bytes(clradix_key_type type)
 {
     switch (type) {
@@ -21,6 +28,8 @@ static inline unsigned key_type_bytes(clradix_key_type type)
         return 4;
     case CLRADIX_U64: case CLRADIX_I64: case CLRADIX_F64: case CLRADIX_F64_NUMPY: case CLRADIX_F64_NAN_LAST:
         return 8;
+    case CLRADIX_U128: case CLRADIX_I128:
+        return 0;
     }
     return 0;
 }

@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 47 };
+enum { KERNEL_COUNT = 48 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -96,6 +96,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->records_run_scan, "records_run_scan", RECORDS, 1, 1 },
         { &p->records_run_offsets, "records_run_offsets", RECORDS, 1, 1 },
         { &p->records_run_fill, "records_run_fill", RECORDS, 1, 1 },
+        { &p->records_gather_pairs, "records_gather_pairs", RECORDS, 1, 1 },
     };
     memcpy(table, entries, sizeof entries);
 }

@@ -18,16 +18,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A 128-bit field counts as two 64-bit ones. */
+enum { PLAN_FIELDS = 2 * CLRADIX_MAX_FIELDS };
+
+/* The two 64-bit fields of a 128-bit field (key_type_wide) at offset, the more significant
+   first, in the host's byte order. */
+static void wide_fields(clradix_key_type type, size_t offset, int descending, clradix_key_field two[2])
+{
+    const uint16_t probe = 1;
+    unsigned char little;
+    memcpy(&little, &probe, 1);
+    two[0] = (clradix_key_field){ type == CLRADIX_I128 ? CLRADIX_I64 : CLRADIX_U64, offset + (little ? 8 : 0),
+                                  descending };
+    two[1] = (clradix_key_field){ CLRADIX_U64, offset + (little ? 0 : 8), descending };
+}
+
 /* The composite key of a field list. */
 typedef struct record_plan {
     unsigned num_fields;
     unsigned total_bits;          /* of the composite */
     unsigned words;               /* sorted words */
     unsigned word_bytes;          /* 4: the composite fits 32 bits; else 8 */
-    size_t offset[CLRADIX_MAX_FIELDS];
-    key_transform transform[CLRADIX_MAX_FIELDS];
-    unsigned low_bit[CLRADIX_MAX_FIELDS];  /* the field's lowest bit in the composite */
-    int aligned[CLRADIX_MAX_FIELDS];       /* every record's field at a multiple of its width */
+    size_t offset[PLAN_FIELDS];
+    key_transform transform[PLAN_FIELDS];
+    unsigned low_bit[PLAN_FIELDS];  /* the field's lowest bit in the composite */
+    int aligned[PLAN_FIELDS];       /* every record's field at a multiple of its width */
     int tiled;                    /* the fields tile the record, no numpy order: the composite is the record */
     key_transform as_key;         /* as_key.record: the record read as one key gives the composite */
 } record_plan;
@@ -76,6 +91,20 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
 {
     if (!fields || num_fields == 0 || num_fields > CLRADIX_MAX_FIELDS || record_size == 0)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_key_field expanded[PLAN_FIELDS];
+    unsigned count = 0;
+    for (unsigned f = 0; f < num_fields; ++f) {
+        if (key_type_wide(fields[f].type)) {
+            if (fields[f].offset > record_size || record_size - fields[f].offset < 16)
+                return CLRADIX_ERROR_INVALID_ARGUMENT;
+            wide_fields(fields[f].type, fields[f].offset, fields[f].descending, expanded + count);
+            count += 2;
+        } else {
+            expanded[count++] = fields[f];
+        }
+    }
+    fields = expanded;
+    num_fields = count;
     plan->num_fields = num_fields;
     plan->total_bits = 0;
     for (unsigned f = num_fields; f-- > 0;) {  /* the last field is the least significant */
@@ -558,6 +587,88 @@ clradix_status clradix_argsort_records(clradix_sorter *sorter, cl_command_queue 
                           num_events_in_wait_list, event_wait_list, event, NULL);
 }
 
+/* The two fields of 128-bit keys taken as 16-byte records by options (the whole key only). */
+static clradix_status wide_key_fields(clradix_key_type type, const clradix_options *options, clradix_key_field two[2])
+{
+    unsigned begin, end;
+    if (!bit_range(options, 128, &begin, &end))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    if (begin != 0 || end != 128)
+        return CLRADIX_ERROR_UNSUPPORTED;
+    wide_fields(type, 0, options && options->descending, two);
+    return CLRADIX_SUCCESS;
+}
+
+clradix_status wide_keys_device(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, cl_mem keys,
+                                cl_mem values, size_t value_size, int argsort, size_t n,
+                                const clradix_options *options, cl_uint num_wait, const cl_event *wait_list,
+                                cl_event *event)
+{
+    if (!sorter || !queue || !keys || n > CLRADIX_MAX_N || (value_size && !values))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_key_field two[2];
+    clradix_status status = wide_key_fields(type, options, two);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    if (!values || argsort)
+        return records_device(sorter, queue, keys, 16, n, two, 2, values, value_size, argsort, num_wait, wait_list,
+                              event, NULL);
+
+    /* Pairs: the keys' argsort, then keys and values gathered from copies in one launch. */
+    size_t keys_size, values_size;
+    if (!size_mul(n, 16, &keys_size) || !size_mul(n, value_size, &values_size))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    status = check_queue(sorter, queue);
+    if (status == CLRADIX_SUCCESS)
+        status = check_wait_list(sorter, num_wait, wait_list);
+    buffer_span key_span = { 0 }, value_span = { 0 };
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, keys, keys_size, 1, &key_span);
+    if (status == CLRADIX_SUCCESS)
+        status = check_buffer(sorter, values, values_size, 1, &value_span);
+    if (status == CLRADIX_SUCCESS && overlap(&key_span, keys_size, &value_span, values_size))
+        status = CLRADIX_ERROR_INVALID_BUFFER;
+    radix_program *p = NULL;
+    if (status == CLRADIX_SUCCESS && n > 0)
+        status = records_program(sorter, &p);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    chain c = { queue, num_wait, wait_list, NULL, 0 };
+    if (n == 0)
+        return chain_hand_over(&c, CLRADIX_SUCCESS, event);
+    enum { ORDER = SCRATCH_VALUES, KEYS_COPY = SCRATCH_TABLE_ALL, VALUES_COPY = SCRATCH_KEYS };
+    size_t bytes[SCRATCH_SLOTS] = { 0 };
+    bytes[ORDER] = n * 4;
+    bytes[KEYS_COPY] = keys_size;
+    bytes[VALUES_COPY] = values_size;
+    scratch *b = NULL;
+    status = scratch_for(sorter, bytes, &b);
+    cl_event sorted = NULL;
+    int enqueued = 0;
+    if (status == CLRADIX_SUCCESS)
+        status = records_device(sorter, queue, keys, 16, n, two, 2, b->buffer[ORDER], 4, 1, num_wait, wait_list,
+                                &sorted, &enqueued);
+    c.tried = enqueued;
+    if (status == CLRADIX_SUCCESS)
+        chain_follow(&c, sorted);
+    radix_program *kernels = status == CLRADIX_SUCCESS ? program_kernels_take(sorter, p, &status) : NULL;
+    cl_int err = status == CLRADIX_SUCCESS ? chain_copy(&c, keys, b->buffer[KEYS_COPY], keys_size) : CL_SUCCESS;
+    if (status == CLRADIX_SUCCESS && err == CL_SUCCESS)
+        err = chain_copy(&c, values, b->buffer[VALUES_COPY], values_size);
+    const cl_uint value_words = (cl_uint)(value_size / 4), n32 = (cl_uint)n;
+    if (status == CLRADIX_SUCCESS && err == CL_SUCCESS)
+        err = set_args(kernels->records_gather_pairs, 7, ARG(b->buffer[ORDER]), ARG(b->buffer[KEYS_COPY]), ARG(keys),
+                       ARG(b->buffer[VALUES_COPY]), ARG(values), ARG(value_words), ARG(n32));
+    if (status == CLRADIX_SUCCESS && err == CL_SUCCESS)
+        err = chain_kernel(&c, kernels->records_gather_pairs, groups_for(n, kernels->params.scan_wg),
+                           kernels->params.scan_wg);
+    if (status == CLRADIX_SUCCESS)
+        status = status_from_cl(err);
+    program_kernels_return(sorter, p, kernels);
+    scratch_return(sorter, b, c.last);
+    return chain_hand_over(&c, status, event);
+}
+
 clradix_status clradix_gather(clradix_sorter *sorter, cl_command_queue queue, cl_mem indices, size_t index_size,
                               cl_mem src, size_t src_n, cl_mem dst, size_t element_size, size_t n,
                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
@@ -634,7 +745,7 @@ static void gather_on_host(const void *indices, size_t index_size, const unsigne
 static void make_words(const record_plan *plan, unsigned w, const unsigned char *records, size_t record_size,
                        const void *order, size_t index_size, size_t n, void *words)
 {
-    unsigned count = 0, field[CLRADIX_MAX_FIELDS], right[CLRADIX_MAX_FIELDS], left[CLRADIX_MAX_FIELDS];
+    unsigned count = 0, field[PLAN_FIELDS], right[PLAN_FIELDS], left[PLAN_FIELDS];
     for (unsigned f = 0; f < plan->num_fields; ++f)
         if (field_part(plan, f, w, &right[count], &left[count]))
             field[count++] = f;
@@ -781,6 +892,40 @@ static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queu
     }
     free(order);
     free(copy);
+    return status;
+}
+
+clradix_status wide_keys_host(clradix_sorter *sorter, cl_command_queue queue, clradix_key_type type, void *keys,
+                              void *values, size_t value_size, int argsort, size_t n, const clradix_options *options)
+{
+    if (!sorter || !keys || (value_size && !values))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    clradix_key_field two[2];
+    clradix_status status = wide_key_fields(type, options, two);
+    if (status != CLRADIX_SUCCESS)
+        return status;
+    if (!values || argsort)
+        return records_host(sorter, queue, keys, 16, n, two, 2, values, value_size, argsort);
+
+    /* Pairs: the keys' argsort, then keys and values gathered from copies on the host. */
+    const size_t index_size = n > CLRADIX_MAX_N ? 8 : 4;
+    size_t keys_size, values_size, order_size;
+    if (!size_mul(n, 16, &keys_size) || !size_mul(n, value_size, &values_size) || !size_mul(n, index_size, &order_size))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;
+    void *order = malloc(order_size ? order_size : 1), *keys_copy = malloc(keys_size ? keys_size : 1);
+    void *values_copy = malloc(values_size ? values_size : 1);
+    status = order && keys_copy && values_copy ? CLRADIX_SUCCESS : CLRADIX_ERROR_OUT_OF_RESOURCES;
+    if (status == CLRADIX_SUCCESS)
+        status = records_host(sorter, queue, keys, 16, n, two, 2, order, index_size, 1);
+    if (status == CLRADIX_SUCCESS && n > 0) {
+        memcpy(keys_copy, keys, keys_size);
+        memcpy(values_copy, values, values_size);
+        gather_on_host(order, index_size, keys_copy, n, keys, 16, n);
+        gather_on_host(order, index_size, values_copy, n, values, value_size, n);
+    }
+    free(order);
+    free(keys_copy);
+    free(values_copy);
     return status;
 }
 

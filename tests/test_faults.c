@@ -406,6 +406,86 @@ START_TEST(test_records_faults)
 }
 END_TEST
 
+/* Pairs of 128-bit keys (an argsort, copies, one gather of both): what a fault leaves is
+   untouched, sorted, or a permutation in which every key keeps its value. Keys and values
+   side by side in 20-byte elements for the judge. */
+enum { WIDE_N = 3000, WIDE_ELEMENT = 20 };
+
+static int compare_wide(const void *a, const void *b) { return memcmp(a, b, WIDE_ELEMENT); }
+
+static outcome judge_wide(const unsigned char *keys, const uint32_t *values, const unsigned char *in_keys,
+                          const uint32_t *in_values, const size_t *perm)
+{
+    unsigned char *left = malloc(WIDE_N * WIDE_ELEMENT), *input = malloc(WIDE_N * WIDE_ELEMENT);
+    int untouched = 1, sorted = 1;
+    for (size_t i = 0; i < WIDE_N; ++i) {
+        memcpy(left + i * WIDE_ELEMENT, keys + 16 * i, 16);
+        memcpy(left + i * WIDE_ELEMENT + 16, values + i, 4);
+        memcpy(input + i * WIDE_ELEMENT, in_keys + 16 * i, 16);
+        memcpy(input + i * WIDE_ELEMENT + 16, in_values + i, 4);
+        untouched &= !memcmp(left + i * WIDE_ELEMENT, input + i * WIDE_ELEMENT, WIDE_ELEMENT);
+        sorted &= !memcmp(keys + 16 * i, in_keys + 16 * perm[i], 16) && values[i] == in_values[perm[i]];
+    }
+    qsort(left, WIDE_N, WIDE_ELEMENT, compare_wide);
+    qsort(input, WIDE_N, WIDE_ELEMENT, compare_wide);
+    const int same = !memcmp(left, input, WIDE_N * WIDE_ELEMENT);
+    free(left);
+    free(input);
+    return untouched ? UNTOUCHED : sorted ? SORTED : same ? PERMUTED : BROKEN;
+}
+
+static clradix_status run_wide_faulty(unsigned long fail_at, outcome *left, unsigned long *calls)
+{
+    unsigned char *keys = make_records(16, WIDE_N, 77), *in_keys = malloc(16 * WIDE_N);
+    uint32_t values[WIDE_N], in_values[WIDE_N];
+    for (uint32_t i = 0; i < WIDE_N; ++i)
+        values[i] = in_values[i] = i;
+    memcpy(in_keys, keys, 16 * WIDE_N);
+    const clradix_key_field two[] = { { CLRADIX_U64, 8, 0 }, { CLRADIX_U64, 0, 0 } };
+    size_t *perm = records_oracle(keys, 16, WIDE_N, two, 2);
+    cl_int err;
+    cl_mem k = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 16 * WIDE_N, keys, &err);
+    cl_mem v = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * WIDE_N, values, &err);
+    clradix_testing_fail_at(fail_at);
+    const clradix_status status = clradix_sort_pairs(dev.sorter, dev.queue, CLRADIX_U128, k, v, 4, WIDE_N, NULL, 0,
+                                                     NULL, NULL);
+    if (calls)
+        *calls = clradix_testing_calls();
+    clradix_testing_fail_at(0);
+    clFinish(dev.queue);
+    ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, k, CL_TRUE, 0, 16 * WIDE_N, keys, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueReadBuffer(dev.queue, v, CL_TRUE, 0, 4 * WIDE_N, values, 0, NULL, NULL), CL_SUCCESS);
+    clReleaseMemObject(k);
+    clReleaseMemObject(v);
+    *left = judge_wide(keys, values, in_keys, in_values, perm);
+    free(keys);
+    free(in_keys);
+    free(perm);
+    return status;
+}
+
+START_TEST(test_wide_pairs_faults)
+{
+    outcome left;
+    unsigned long calls = 0;
+    open_dev(NULL);
+    ck_assert_int_eq(run_wide_faulty(0, &left, &calls), CLRADIX_SUCCESS);
+    ck_assert_int_eq(left, SORTED);
+    close_dev();
+    unsigned errors = 0;
+    for (unsigned long f = 1; f <= calls; ++f) {
+        open_dev(NULL);
+        const clradix_status status = run_wide_faulty(f, &left, NULL);
+        ck_assert_msg(left != BROKEN, "u128 pairs: fault %lu of %lu parted keys and values", f, calls);
+        ck_assert_msg(status != CLRADIX_SUCCESS || left == SORTED, "u128 pairs: fault %lu: success without the result",
+                      f);
+        errors += status != CLRADIX_SUCCESS;
+        close_dev();
+    }
+    printf("faults: u128 pairs: %lu faults, %u errors reported\n", calls, errors);
+}
+END_TEST
+
 static void empty_folder(const char *dir)
 {
     char command[300];
@@ -541,6 +621,7 @@ int main(void)
     TCase *records = tcase_create("records");
     tcase_set_timeout(records, 600);
     tcase_add_loop_test(records, test_records_faults, 0, RECORDS_SCENARIOS);
+    tcase_add_test(records, test_wide_pairs_faults);
     suite_add_tcase(s, records);
     return run_device_suite(s, "test_faults");
 }

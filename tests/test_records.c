@@ -87,6 +87,7 @@ START_TEST(test_named_cases)
         { "NaNs last both ways", 11, 5000, 3,
           { { CLRADIX_F16_NAN_LAST, 0, 1 }, { CLRADIX_F32_NAN_LAST, 2, 0 }, { CLRADIX_F32_NAN_LAST, 7, 1 } } },
         { "two u32 fields", 8, 100000, 2, { { CLRADIX_U32, 0, 0 }, { CLRADIX_U32, 4, 0 } } },
+        { "128-bit fields", 40, 20000, 3, { { CLRADIX_U8, 39, 0 }, { CLRADIX_I128, 3, 1 }, { CLRADIX_U128, 19, 0 } } },
         /* records read as keys (rotated, float fields spread), bytes outside the fields moving along */
         { "read as keys: u32 and a payload", 8, 100000, 1, { { CLRADIX_U32, 4, 0 } } },
         { "read as keys: i16 and u8 above a payload", 4, 100000, 2, { { CLRADIX_I16, 2, 1 }, { CLRADIX_U8, 1, 0 } } },
@@ -154,6 +155,113 @@ START_TEST(test_runs_of_equal_words)
             ck_assert_msg(!failed, "%s, %s: %s", names[c], records_call_names[call], msg);
         }
     }
+}
+END_TEST
+
+/* One call of 128-bit keys (CLRADIX_U128, CLRADIX_I128) with values of value_size bytes
+   (0: keys alone; argsort: indices of that size), device (buffers of its own) or host:
+   the keys (unless argsort), values or indices against the records oracle of the two words. */
+static int wide_case(clradix_key_type type, int host, int argsort, size_t value_size, int descending, size_t n,
+                     uint64_t seed, char *msg, size_t msg_size)
+{
+    unsigned char *keys = make_records(16, n, seed), *input = malloc(16 * n);
+    uint64_t state = seed;
+    for (size_t i = 0; i < n; ++i)  /* high words of few values in half of the cases: runs */
+        if (seed % 2)
+            memcpy(keys + 16 * i + 8, &(uint64_t){ rng_next(&state) % 5 - 2 }, 8);
+    memcpy(input, keys, 16 * n);
+    unsigned char *values = malloc(n * (value_size ? value_size : 1));
+    for (size_t i = 0; i < n * value_size; ++i)
+        values[i] = (unsigned char)(i * 7 + 1);
+    unsigned char *in_values = malloc(n * (value_size ? value_size : 1));
+    memcpy(in_values, values, n * value_size);
+    const clradix_key_field two[] = { { type == CLRADIX_I128 ? CLRADIX_I64 : CLRADIX_U64, 8, descending },
+                                      { CLRADIX_U64, 0, descending } };
+    size_t *perm = records_oracle(input, 16, n, two, 2);
+    const clradix_options options = { 0, 0, descending };
+    clradix_status status;
+    if (host) {
+        status = argsort ? clradix_argsort_host(dev.sorter, NULL, type, keys, values, value_size, n, &options)
+               : value_size ? clradix_sort_pairs_host(dev.sorter, NULL, type, keys, values, value_size, n, &options)
+                            : clradix_sort_keys_host(dev.sorter, NULL, type, keys, n, &options);
+    } else {
+        cl_int err;
+        cl_mem k = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 16 * n, keys, &err);
+        cl_mem v = value_size ? clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * value_size,
+                                               values, &err)
+                              : NULL;
+        cl_event done = NULL;
+        status = argsort ? clradix_argsort(dev.sorter, dev.queue, type, k, v, value_size, n, &options, 0, NULL, &done)
+               : value_size
+                   ? clradix_sort_pairs(dev.sorter, dev.queue, type, k, v, value_size, n, &options, 0, NULL, &done)
+                   : clradix_sort_keys(dev.sorter, dev.queue, type, k, n, &options, 0, NULL, &done);
+        if (done) {
+            clWaitForEvents(1, &done);
+            clReleaseEvent(done);
+        }
+        clEnqueueReadBuffer(dev.queue, k, CL_TRUE, 0, 16 * n, keys, 0, NULL, NULL);
+        if (v) {
+            clEnqueueReadBuffer(dev.queue, v, CL_TRUE, 0, n * value_size, values, 0, NULL, NULL);
+            clReleaseMemObject(v);
+        }
+        clReleaseMemObject(k);
+    }
+    int failed = status != CLRADIX_SUCCESS;
+    if (failed)
+        snprintf(msg, msg_size, "%s", clradix_status_string(status));
+    for (size_t i = 0; i < n && !failed; ++i) {
+        const size_t from = perm[i];
+        if (argsort ? get_key(values, (unsigned)value_size, i) != from
+                    : memcmp(keys + 16 * i, input + 16 * from, 16)
+                          || memcmp(values + i * value_size, in_values + from * value_size, value_size)) {
+            snprintf(msg, msg_size, "position %zu of %zu: not input %zu", i, n, from);
+            failed = 1;
+        }
+    }
+    if (!failed && argsort && memcmp(keys, input, 16 * n)) {
+        snprintf(msg, msg_size, "argsort changed the keys");
+        failed = 1;
+    }
+    free(keys);
+    free(input);
+    free(values);
+    free(in_values);
+    free(perm);
+    return failed;
+}
+
+/* 128-bit key types through sort, pairs (4 and 16 bytes) and argsort (4- and 8-byte
+   indices), device and host, both directions, high words random or of few values; the
+   calls that do not take them refuse them. */
+START_TEST(test_128_bit_key_types)
+{
+    char msg[512];
+    const clradix_key_type types[] = { CLRADIX_U128, CLRADIX_I128 };
+    const struct { int argsort; size_t value_size; } calls[] = { { 0, 0 }, { 0, 4 }, { 0, 16 }, { 1, 4 }, { 1, 8 } };
+    for (unsigned t = 0; t < 2; ++t)
+        for (int host = 0; host < 2; ++host)
+            for (unsigned c = 0; c < sizeof calls / sizeof calls[0]; ++c) {
+                const int descending = (int)((t + c) % 2);
+                const uint64_t seed = 50 + 10 * t + 3 * (uint64_t)host + c;
+                ck_assert_msg(!wide_case(types[t], host, calls[c].argsort, calls[c].value_size, descending,
+                                         c == 0 ? 70000 : 9000, seed, msg, sizeof msg),
+                              "type %d, %s, %s, %zu-byte values, %s: %s", (int)types[t], host ? "host" : "device",
+                              calls[c].argsort ? "argsort" : "sort", calls[c].value_size,
+                              descending ? "descending" : "ascending", msg);
+            }
+    /* Refused: a part of the key, segments, top-k, several sorters. */
+    uint64_t keys[8] = { 0 };
+    const clradix_options low_word = { 0, 64, 0 };
+    ck_assert_int_eq(clradix_sort_keys_host(dev.sorter, NULL, CLRADIX_U128, keys, 4, &low_word),
+                     CLRADIX_ERROR_UNSUPPORTED);
+    const size_t offsets[] = { 0, 4 };
+    ck_assert_int_eq(clradix_sort_segments_keys_host(dev.sorter, NULL, CLRADIX_U128, keys, 4, offsets, 1, NULL),
+                     CLRADIX_ERROR_UNSUPPORTED);
+    uint64_t best[2];
+    ck_assert_int_eq(clradix_topk_host(dev.sorter, NULL, CLRADIX_I128, keys, 4, 1, best, NULL, 4, NULL),
+                     CLRADIX_ERROR_UNSUPPORTED);
+    clradix_sorter *const two[] = { dev.sorter, dev.sorter };
+    ck_assert_int_eq(clradix_sort_keys_host_multi(two, 2, CLRADIX_U128, keys, 4, NULL), CLRADIX_ERROR_UNSUPPORTED);
 }
 END_TEST
 
@@ -360,6 +468,7 @@ int main(void)
     tcase_add_loop_test(tc, test_field_lists, 0, test_full_scope() ? 2 * RECORDS_CALLS : RECORDS_CALLS);
     tcase_add_test(tc, test_named_cases);
     tcase_add_test(tc, test_runs_of_equal_words);
+    tcase_add_test(tc, test_128_bit_key_types);
     tcase_add_test(tc, test_host_by_parts);
     tcase_add_test(tc, test_gather);
     tcase_add_test(tc, test_arguments);

@@ -846,7 +846,7 @@ int segments_case(test_device *t, const sort_call *call, clradix_key_type type, 
 
 /* The oracle's sort key of one record: its fields' images, most significant first. */
 typedef struct oracle_row {
-    uint64_t image[CLRADIX_MAX_FIELDS];
+    uint64_t image[2 * CLRADIX_MAX_FIELDS];  /* a 128-bit field: two images, the high word first */
     unsigned fields;
     size_t index;
 } oracle_row;
@@ -865,14 +865,25 @@ size_t *records_oracle(const unsigned char *records, size_t record_size, size_t 
 {
     oracle_row *rows = malloc((n ? n : 1) * sizeof *rows);
     for (size_t i = 0; i < n; ++i) {
-        rows[i].fields = num_fields;
+        unsigned images = 0;
         rows[i].index = i;
         for (unsigned f = 0; f < num_fields; ++f) {
-            uint64_t key = 0;  /* an aligned copy of the field, for oracle_image */
-            memcpy(&key, records + i * record_size + fields[f].offset, key_bytes_of(fields[f].type));
+            const unsigned char *field = records + i * record_size + fields[f].offset;
             const clradix_options options = { 0, 0, fields[f].descending };
-            rows[i].image[f] = oracle_image(fields[f].type, &key, 0, &options);
+            if (fields[f].type == CLRADIX_U128 || fields[f].type == CLRADIX_I128) {
+                uint64_t low, high;  /* a little-endian host's: the high word at byte 8 */
+                memcpy(&low, field, 8);
+                memcpy(&high, field + 8, 8);
+                rows[i].image[images++] =
+                    oracle_image(fields[f].type == CLRADIX_I128 ? CLRADIX_I64 : CLRADIX_U64, &high, 0, &options);
+                rows[i].image[images++] = oracle_image(CLRADIX_U64, &low, 0, &options);
+                continue;
+            }
+            uint64_t key = 0;  /* an aligned copy of the field, for oracle_image */
+            memcpy(&key, field, key_bytes_of(fields[f].type));
+            rows[i].image[images++] = oracle_image(fields[f].type, &key, 0, &options);
         }
+        rows[i].fields = images;
     }
     qsort(rows, n, sizeof *rows, compare_rows);
     size_t *perm = malloc((n ? n : 1) * sizeof *perm);

@@ -36,6 +36,8 @@ static size_t counts_per_round(void)
 clradix_status key_order_init(key_order *o, clradix_key_type type, const clradix_options *options)
 {
     o->key_bytes = key_type_bytes(type);
+    if (key_type_wide(type))
+        return CLRADIX_ERROR_UNSUPPORTED;
     if (!o->key_bytes)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     unsigned begin, end;
