@@ -2,15 +2,18 @@
  * Records sorted by several key fields, and gathers (cl/records.cl). A record's fields make
  * one unsigned composite key, fields[0] at the top, each field as the order-preserving
  * image of its type (key_order.h), so that the composite's unsigned order is the field
- * list's order. Its words, least significant first, are sorted stably with the records'
- * positions by the pairs sort (LSD over words, each pass skipping the digits that do not
- * vary); the device-buffer calls make each word on the device (records_key), the host
- * calls on the host and sort it with clradix_sort_pairs_host, which goes out of core
- * where needed. Sorting records on the device then moves each record once, by a gather,
- * except where cheaper: records whose fields tile them in at most two words are their
- * composite key, sorted alone (two words: each the other's value) and written back
- * (records_unkey); records of 4, 8 or 16 bytes whose composite fits one word move
- * through the sort as values.
+ * list's order. Records of 4 or 8 bytes whose composite is their bits rotated are read as
+ * one key by the sort itself (record_as_key, -D RECORD_IMAGE). Otherwise the device-buffer
+ * calls make the composite's words on the device (records_key) and sort them stably with
+ * the records (as values: 4, 8 or 16 bytes) or their positions: a composite of one word
+ * by one pairs sort; a wider one by its most significant word first, then only the runs
+ * of records equal in the words so far by the next (enqueue_by_words), or word by word,
+ * least significant first, where the device ends long loops (Mesa's llvmpipe). Records of
+ * one word that tile it are sorted as it and written back (records_unkey); others move by
+ * a gather at the end. The host calls of several words use the device-buffer path in core;
+ * otherwise they make each word on the host and sort it with clradix_sort_pairs_host
+ * (which goes out of core where needed), least significant first. 128-bit key types are
+ * records of two 64-bit fields (wide_keys_device, wide_keys_host).
  */
 #include "internal.h"
 
@@ -21,13 +24,19 @@
 /* A 128-bit field counts as two 64-bit ones. */
 enum { PLAN_FIELDS = 2 * CLRADIX_MAX_FIELDS };
 
+static int host_little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char low;
+    memcpy(&low, &probe, 1);
+    return low;
+}
+
 /* The two 64-bit fields of a 128-bit field (key_type_wide) at offset, the more significant
    first, in the host's byte order. */
 static void wide_fields(clradix_key_type type, size_t offset, int descending, clradix_key_field two[2])
 {
-    const uint16_t probe = 1;
-    unsigned char little;
-    memcpy(&little, &probe, 1);
+    const int little = host_little_endian();
     two[0] = (clradix_key_field){ type == CLRADIX_I128 ? CLRADIX_I64 : CLRADIX_U64, offset + (little ? 8 : 0),
                                   descending };
     two[1] = (clradix_key_field){ CLRADIX_U64, offset + (little ? 0 : 8), descending };
@@ -47,19 +56,16 @@ typedef struct record_plan {
     key_transform as_key;         /* as_key.record: the record read as one key gives the composite */
 } record_plan;
 
-/* Whether the composite key of records of 4 or 8 bytes is their bits rotated, the rest
-   cleared (record_as_key), the float fields all of one width and none in numpy's order: then
-   the sort reads each record as one key and moves it unchanged, with nothing made before or
-   written back after. Fields read in the host's byte order are the record's bits only on a
-   little-endian host. */
+/* plan->as_key, where the composite key of records of 4 or 8 bytes is their bits rotated
+   (on top; the other bytes below, out of the bit range), the float fields all of one width
+   and none in numpy's order: then the sort reads each record as one key and moves it
+   unchanged, with nothing made before or written back after. Fields read in the host's
+   byte order are the record's bits only on a little-endian host. */
 static void record_as_key(record_plan *plan, size_t record_size)
 {
-    const uint16_t probe = 1;
-    unsigned char little;
-    memcpy(&little, &probe, 1);
     key_transform *t = &plan->as_key;
     memset(t, 0, sizeof *t);
-    if ((record_size != 4 && record_size != 8) || !little)
+    if ((record_size != 4 && record_size != 8) || !host_little_endian())
         return;
     const unsigned width = 8 * (unsigned)record_size;
     int rotation = -1;
@@ -284,9 +290,20 @@ static clradix_status records_program(clradix_sorter *sorter, radix_program **p)
     return program_get(sorter, PROGRAM_RECORDS, (key_variant){ .bytes = 8 }, 0, p);
 }
 
+/* The sort s after the chain's last command; its event becomes the chain's last. */
+static clradix_status chain_sort(clradix_sorter *sorter, chain *c, const sort_request *s)
+{
+    cl_event sorted = NULL;
+    int enqueued = 0;
+    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, s, 1, &c->last, &sorted, &enqueued);
+    c->tried |= enqueued;
+    if (status == CLRADIX_SUCCESS)
+        chain_follow(c, sorted);
+    return status;
+}
+
 /* Sorts word w of the plan's composite keys in words (n of them) stably, values (of
-   value_size bytes, or NULL) moving with them, after the chain's last command; the sort's
-   event becomes the chain's last. */
+   value_size bytes, or NULL) moving with them. */
 static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const record_plan *plan, unsigned w,
                                         cl_mem words, cl_mem values, size_t value_size, size_t n)
 {
@@ -300,13 +317,7 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     s.keys_size = n * plan->word_bytes;
     s.values_size = n * s.value_size;
     s.end_bit = word_bits(plan, w);
-    cl_event sorted = NULL;
-    int enqueued = 0;
-    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, &s, 1, &c->last, &sorted, &enqueued);
-    c->tried |= enqueued;
-    if (status == CLRADIX_SUCCESS)
-        chain_follow(c, sorted);
-    return status;
+    return chain_sort(sorter, c, &s);
 }
 
 /* The words of the plan, least significant first, sorted with the positions in order
@@ -346,13 +357,7 @@ static clradix_status enqueue_runs_sort(clradix_sorter *sorter, chain *c, cl_mem
     s.segmented = 1;
     s.offsets = offsets;
     s.num_segments = run_segments(n);
-    cl_event sorted = NULL;
-    int enqueued = 0;
-    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, &s, 1, &c->last, &sorted, &enqueued);
-    c->tried |= enqueued;
-    if (status == CLRADIX_SUCCESS)
-        chain_follow(c, sorted);
-    return status;
+    return chain_sort(sorter, c, &s);
 }
 
 /* heads_out from heads_in (unless first) and the words (records_heads). */
@@ -408,7 +413,7 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
     const cl_mem words = b->buffer[CALL_WORDS];
     cl_mem heads = b->buffer[CALL_HEADS], heads_next = b->buffer[CALL_HEADS_2];
     const unsigned top = plan->words - 1;
-    cl_mem order = move_records ? NULL : values;  /* where each record of the current order is */
+    const cl_mem order = move_records ? NULL : values;  /* where each record of the current order is */
     clradix_status status =
         status_from_cl(enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL));
     if (status == CLRADIX_SUCCESS)
