@@ -159,20 +159,48 @@ def sort(sorter, a, order, axis):
     return np.take_along_axis(a, indices, axis=axis)
 
 
+def _byte_words(flat, descending):
+    """A 1-D array of byte strings as records of native 64-bit words (the bytes, zero-padded
+    to a multiple of 8, read big-endian: their order is the strings'), and its fields."""
+    width = flat.dtype.itemsize
+    padded = np.zeros((flat.size, -(-width // 8) * 8), dtype=np.uint8)
+    padded[:, :width] = np.ascontiguousarray(flat).view(np.uint8).reshape(flat.size, width)
+    words = padded.view(">u8").astype("=u8")
+    code = _keys.key_type(np.dtype(np.uint64))
+    fields = [_library.KeyField(code, 8 * k, int(descending)) for k in range(words.shape[1])]
+    return words, (_library.KeyField * len(fields))(*fields)
+
+
 def bytes_argsort(sorter, a, axis, descending, index_dtype):
     """np.argsort(a, axis=axis, kind="stable") of byte strings (S, or V without fields),
     compared byte by byte as numpy compares them; descending: largest first, ties in input
     order. One record sort of the bytes as big-endian words."""
+    index_dtype = _keys.index_dtype(index_dtype)
+    if axis is None or a.ndim == 1:
+        words, fields = _byte_words(a.reshape(-1), descending)
+        wide = np.dtype(np.uint32 if words.shape[0] <= _library.MAX_N else np.uint64)
+        indices = np.empty(words.shape[0], dtype=wide)
+        if indices.size:
+            _host._call(sorter, "clradix_argsort_records_host", _host._pointer(words), words.itemsize * words.shape[1],
+                        indices.size, fields, len(fields), _host._pointer(indices), wide.itemsize)
+        return indices.astype(index_dtype, copy=False)
     work = _host._moved(a, axis)
-    indices = _rows_permutation(sorter, work, [("bytes", work)], _keys.index_dtype(index_dtype), descending)
-    return indices if axis is None else np.moveaxis(indices, -1, axis)
+    indices = _rows_permutation(sorter, work, [("bytes", work)], index_dtype, descending)
+    return np.moveaxis(indices, -1, axis)
 
 
 def bytes_sort(sorter, a, axis, descending):
-    """np.sort of byte strings, as bytes_argsort orders them, bit for bit."""
+    """np.sort of byte strings, as bytes_argsort orders them, bit for bit: a 1-D array by a
+    record sort of its words, which then become bytes again; rows by their permutation."""
+    if axis is None or a.ndim == 1:
+        words, fields = _byte_words(a.reshape(-1), descending)
+        if words.shape[0]:
+            _host._call(sorter, "clradix_sort_records_host", _host._pointer(words), words.itemsize * words.shape[1],
+                        words.shape[0], fields, len(fields))
+        width = a.dtype.itemsize
+        back = words.astype(">u8").view(np.uint8).reshape(words.shape[0], -1)[:, :width]
+        return np.ascontiguousarray(back).view(a.dtype).reshape(-1)
     indices = bytes_argsort(sorter, a, axis, descending, np.intp)
-    if axis is None:
-        return a.reshape(-1)[indices]
     return np.take_along_axis(a, indices, axis=axis)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import clradix
 
 DTYPES = ("uint32", "int32", "float32", "uint64", "int64", "float64", "uint8", "int8", "uint16", "int16", "float16",
-          "bool", "datetime64[ns]", "timedelta64[ns]")
+          "bool", "datetime64[ns]", "timedelta64[ns]", "S8", "S16", "S32")
 # pyopencl's RadixSort sorts unsigned keys: each dtype's C type and order-preserving image
 # (the dtypes it has them for).
 CTYPES = {"uint32": "uint", "int32": "int", "float32": "float", "uint64": "ulong", "int64": "long",
@@ -87,10 +87,12 @@ def make_keys(dtype, n, seed, dist="random"):
     with a standard deviation of 2^(bits/2), rounded and clamped), zipf (exponent 1.1, up to
     the largest integer of the dtype, floats the largest they hold exactly), CUB's entropy
     levels (a random key ANDed with 1, 2, 3 or 4 more), the IPS4o suite's exponential,
-    rootdup, twodup and almostsorted (see clradix-bench --help). bool and datetimes only
-    random."""
+    rootdup, twodup and almostsorted (see clradix-bench --help). bool, datetimes and byte
+    strings (random bytes) only random."""
     rng = np.random.default_rng(seed)
     dtype = np.dtype(dtype)
+    if dtype.kind == "S":
+        return np.frombuffer(rng.bytes(n * dtype.itemsize), dtype=dtype)
     if dtype.kind == "b":
         return rng.integers(0, 2, n, dtype=np.uint8).astype(dtype)
     if dtype.kind in "mM":  # int64 counts, one in a thousand NaT
@@ -246,7 +248,7 @@ def main(argv=None):
                 ("clradix argsort(axis=0)", "columns", lambda: clradix.argsort(m, axis=0, sorter=sorter), columns_same),
                 ("numpy argsort(axis=0, stable)", "columns", lambda: np.argsort(m, axis=0, kind="stable"),
                  columns_same)])
-            if 0 < args.topk <= matrix[1]:  # the k smallest of every row
+            if 0 < args.topk <= matrix[1] and np.dtype(dtype).kind != "S":  # the k smallest of every row
                 k = args.topk
                 rows_k = by_rows[:, :k]
 
@@ -271,7 +273,7 @@ def main(argv=None):
             rows = [("clradix, numpy arrays", "host", lambda: clradix.sort(keys, sorter=sorter), same),
                     ("numpy.sort(kind='stable')", "host", lambda: np.sort(keys, kind="stable"), same),
                     ("numpy.sort() (quicksort)", "host", lambda: np.sort(keys), same)]
-            if queue is not None:
+            if queue is not None and np.dtype(dtype).kind != "S":  # byte strings: numpy arrays only
                 d = cla.to_device(queue, keys)
 
                 def clradix_device():
@@ -302,7 +304,7 @@ def main(argv=None):
 
                     rows.append(("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get())))
             report(dtype, n, n, rows)
-            if 0 < args.topk <= n:
+            if 0 < args.topk <= n and np.dtype(dtype).kind != "S":
                 k = args.topk
                 smallest = reference[:k]
 
