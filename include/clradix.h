@@ -121,8 +121,8 @@ CLRADIX_API const char *clradix_status_string(clradix_status status);
  *             and as record fields; sorted as records of two 64-bit words, the most
  *             significant first (see clradix_sort_records). They take no bit range but the
  *             whole key (begin_bit 0, end_bit 0 or 128; else CLRADIX_ERROR_UNSUPPORTED);
- *             descending works. The segmented sorts, top-k and the _multi calls return
- *             CLRADIX_ERROR_UNSUPPORTED for them. Pairs: an argsort, then the keys and
+ *             descending works. The segmented sorts, top-k, the _multi calls and
+ *             clradix_mpi return CLRADIX_ERROR_UNSUPPORTED for them. Pairs: an argsort, then the keys and
  *             values gathered from copies (temporaries: n 4-byte positions, a copy of each).
  * Keys are read and written at their own width (1, 2, 4 or 8 bytes each); a sort runs one
  * digit pass per 8 bits of the bit range at most, so 8-bit keys take one pass, 16-bit keys

@@ -48,7 +48,8 @@ extern "C" {
  *
  * Errors: a NULL sorter, an array NULL with a count other than 0, an unknown key type, a
  * bad bit range, options or value sizes that differ between ranks, an intercommunicator
- * or MPI_COMM_NULL: CLRADIX_ERROR_INVALID_ARGUMENT on every rank. Errors found before the
+ * or MPI_COMM_NULL: CLRADIX_ERROR_INVALID_ARGUMENT on every rank; the 128-bit key types
+ * (CLRADIX_U128, CLRADIX_I128): CLRADIX_ERROR_UNSUPPORTED on every rank. Errors found before the
  * exchange (every argument error; the local sort failing) leave keys_out untouched; after
  * it (an MPI or OpenCL failure) keys_out holds keys of the input in no promised order.
  * Memory per rank: a host copy of its n_in keys (and values) besides what
