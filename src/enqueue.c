@@ -143,7 +143,7 @@ void make_key_args(const sort_request *r, key_args *k)
 {
     const key_transform t = r->record ? *r->record : key_transform_of(r->type, r->descending);
     /* a record's rotation and float width in place of nan_above (RECORD_IMAGE) */
-    const uint64_t third = t.record ? t.rotate | (uint64_t)(t.float_bits ? t.float_bits - 1 : 0) << 8 : t.nan_above;
+    const uint64_t third = t.record ? t.rotate | (uint64_t)record_float_shift(&t) << 8 : t.nan_above;
     k->size = r->key_bytes;
     k->pos_xor = key_arg_of(t.pos_xor, r->key_bytes);
     k->neg_xor = key_arg_of(t.neg_xor, r->key_bytes);

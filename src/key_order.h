@@ -85,6 +85,13 @@ static inline key_transform key_transform_of(clradix_key_type type, int descendi
     return t;
 }
 
+/* How far a record's float fields spread their signs (key_transform's record): the bits
+   below each sign bit, 0 without float fields. */
+static inline unsigned record_float_shift(const key_transform *t)
+{
+    return t->float_bits ? t->float_bits - 1 : 0;
+}
+
 /* The image of key under t (key_transform_of). */
 static inline uint64_t key_image(uint64_t key, const key_transform *t)
 {
@@ -93,7 +100,7 @@ static inline uint64_t key_image(uint64_t key, const key_transform *t)
         const uint64_t all = ~(uint64_t)0 >> (64 - t->width);
         const uint64_t composite = r ? ((key << r) | (key >> (t->width - r))) & all : key;
         const uint64_t signs = composite & t->neg_xor;
-        return composite ^ t->pos_xor ^ (signs - (signs >> (t->float_bits ? t->float_bits - 1 : 0)));
+        return composite ^ t->pos_xor ^ (signs - (signs >> record_float_shift(t)));
     }
     const uint64_t sign = (uint64_t)1 << (t->width - 1);
     if (t->nan_above) {

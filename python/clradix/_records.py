@@ -79,6 +79,14 @@ def _packed(columns, row_count=None, descending=False):
     return records, fields
 
 
+def _sort_records(sorter, records, fields):
+    """Sorts the contiguous 1-D records (structured or void) in place by fields (KeyFields)."""
+    if records.size:
+        array = (_library.KeyField * len(fields))(*fields)
+        _host._call(sorter, "clradix_sort_records_host", _host._pointer(records), records.dtype.itemsize,
+                    records.size, array, len(fields))
+
+
 def _argsort_records(sorter, records, fields, index_dtype):
     wide = np.dtype(np.uint32 if records.size <= _library.MAX_N else np.uint64)
     indices = np.empty(records.size, dtype=wide)
@@ -139,10 +147,7 @@ def _sorted_copy(sorter, a, order):
             return None
         fields.append(_library.KeyField(_field_code(dtype, name), offset, 0))
     copy = np.array(a.reshape(-1), copy=True)
-    if copy.size:
-        array = (_library.KeyField * len(fields))(*fields)
-        _host._call(sorter, "clradix_sort_records_host", _host._pointer(copy), copy.dtype.itemsize, copy.size,
-                    array, len(fields))
+    _sort_records(sorter, copy, fields)
     return copy
 
 
@@ -161,14 +166,15 @@ def sort(sorter, a, order, axis):
 
 def _byte_words(flat, descending):
     """A 1-D array of byte strings as records of native 64-bit words (the bytes, zero-padded
-    to a multiple of 8, read big-endian: their order is the strings'), and its fields."""
+    to a multiple of 8, read big-endian: their order is the strings'; one void record per
+    string), and its fields."""
     width = flat.dtype.itemsize
     padded = np.zeros((flat.size, -(-width // 8) * 8), dtype=np.uint8)
     padded[:, :width] = np.ascontiguousarray(flat).view(np.uint8).reshape(flat.size, width)
     words = padded.view(">u8").astype("=u8")
     code = _keys.key_type(np.dtype(np.uint64))
     fields = [_library.KeyField(code, 8 * k, int(descending)) for k in range(words.shape[1])]
-    return words, (_library.KeyField * len(fields))(*fields)
+    return words.view(np.dtype((np.void, words.itemsize * words.shape[1]))).reshape(-1), fields
 
 
 def bytes_argsort(sorter, a, axis, descending, index_dtype):
@@ -177,13 +183,8 @@ def bytes_argsort(sorter, a, axis, descending, index_dtype):
     order. One record sort of the bytes as big-endian words."""
     index_dtype = _keys.index_dtype(index_dtype)
     if axis is None or a.ndim == 1:
-        words, fields = _byte_words(a.reshape(-1), descending)
-        wide = np.dtype(np.uint32 if words.shape[0] <= _library.MAX_N else np.uint64)
-        indices = np.empty(words.shape[0], dtype=wide)
-        if indices.size:
-            _host._call(sorter, "clradix_argsort_records_host", _host._pointer(words), words.itemsize * words.shape[1],
-                        indices.size, fields, len(fields), _host._pointer(indices), wide.itemsize)
-        return indices.astype(index_dtype, copy=False)
+        records, fields = _byte_words(a.reshape(-1), descending)
+        return _argsort_records(sorter, records, fields, index_dtype).astype(index_dtype, copy=False)
     work = _host._moved(a, axis)
     indices = _rows_permutation(sorter, work, [("bytes", work)], index_dtype, descending)
     return np.moveaxis(indices, -1, axis)
@@ -193,12 +194,10 @@ def bytes_sort(sorter, a, axis, descending):
     """np.sort of byte strings, as bytes_argsort orders them, bit for bit: a 1-D array by a
     record sort of its words, which then become bytes again; rows by their permutation."""
     if axis is None or a.ndim == 1:
-        words, fields = _byte_words(a.reshape(-1), descending)
-        if words.shape[0]:
-            _host._call(sorter, "clradix_sort_records_host", _host._pointer(words), words.itemsize * words.shape[1],
-                        words.shape[0], fields, len(fields))
+        records, fields = _byte_words(a.reshape(-1), descending)
+        _sort_records(sorter, records, fields)
         width = a.dtype.itemsize
-        back = words.astype(">u8").view(np.uint8).reshape(words.shape[0], -1)[:, :width]
+        back = records.view("=u8").astype(">u8").view(np.uint8).reshape(records.size, records.itemsize)[:, :width]
         return np.ascontiguousarray(back).view(a.dtype).reshape(-1)
     indices = bytes_argsort(sorter, a, axis, descending, np.intp)
     return np.take_along_axis(a, indices, axis=axis)

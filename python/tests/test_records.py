@@ -96,6 +96,7 @@ def test_byte_strings(dtype):
         assert clradix.sort(s, order=order).tobytes() == np.sort(s, order=order, kind="stable").tobytes()
     with pytest.raises(ValueError):
         clradix.sort(a, end_bit=8)
+    assert clradix.sort(a[:0]).size == 0 and clradix.argsort(a[:0]).size == 0
 
 
 @pytest.mark.parametrize("dtype", KEY_DTYPES)
