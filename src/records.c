@@ -47,6 +47,7 @@ typedef struct record_plan {
     unsigned num_fields;
     unsigned total_bits;          /* of the composite */
     unsigned words;               /* sorted words */
+    unsigned low_pad;             /* zero bits below the lowest field (several words) */
     unsigned word_bytes;          /* 4: the composite fits 32 bits; else 8 */
     size_t offset[PLAN_FIELDS];
     key_transform transform[PLAN_FIELDS];
@@ -135,14 +136,27 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
         plan->tiled = plan->tiled && !plan->transform[f].nan_above;
     }
     record_as_key(plan, record_size);
+    /* Several words are cut from the top: the most significant word full (records told
+       apart by it need nothing more), the lowest padded below with zeros. */
+    plan->low_pad = 64 * plan->words - plan->total_bits;
+    if (plan->words == 1)
+        plan->low_pad = 0;
+    for (unsigned f = 0; f < num_fields; ++f)
+        plan->low_bit[f] += plan->low_pad;
+    plan->total_bits += plan->low_pad;
     return CLRADIX_SUCCESS;
 }
 
-/* The bits of word w that the sort takes (the top word may be partly empty). */
+/* The bits of word w that the sort takes: [word_first_bit, word_bits). */
 static unsigned word_bits(const record_plan *plan, unsigned w)
 {
     const unsigned above = plan->total_bits - 64 * w;
     return above < 8 * plan->word_bytes ? above : 8 * plan->word_bytes;
+}
+
+static unsigned word_first_bit(const record_plan *plan, unsigned w)
+{
+    return w == 0 ? plan->low_pad : 0;
 }
 
 /* A field's part in word w: its image shifted right by `right`, then left by `left`;
@@ -263,10 +277,9 @@ static void call_buffers_release(clradix_sorter *sorter, call_buffers *b)
 static cl_int enqueue_gather(chain *c, const radix_program *p, cl_mem indices, cl_uint index_size, cl_mem src,
                              cl_ulong src_n, cl_mem dst, size_t element_size, size_t n)
 {
-    const unsigned unit_log = element_size % 16 == 0 ? 3 : element_size % 8 == 0 ? 2 : element_size % 4 == 0 ? 1 : 0;
-    const size_t unit = unit_log ? (size_t)2 << unit_log : 1;
-    const cl_kernel kernel = p->records_gather[unit_log];
-    const cl_ulong units = element_size / unit, count = (cl_ulong)n * units;
+    const int by_words = element_size % 4 == 0;
+    const cl_kernel kernel = by_words ? p->records_gather_words : p->records_gather_bytes;
+    const cl_ulong units = by_words ? element_size / 4 : element_size, count = n;
     const size_t wg = p->params.scan_wg, launch = (size_t)1 << 30;  /* work-items per launch, at most */
     cl_int err = set_args(kernel, 5, ARG(indices), ARG(index_size), ARG(src), ARG(src_n), ARG(dst));
     if (err == CL_SUCCESS)
@@ -316,6 +329,7 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     s.n = n;
     s.keys_size = n * plan->word_bytes;
     s.values_size = n * s.value_size;
+    s.begin_bit = word_first_bit(plan, w);
     s.end_bit = word_bits(plan, w);
     return chain_sort(sorter, c, &s);
 }
@@ -783,7 +797,7 @@ static clradix_status order_records_host(clradix_sorter *sorter, cl_command_queu
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
         make_words(plan, w, records, record_size, order, index_size, n, words);
-        const clradix_options options = { 0, word_bits(plan, w), 0 };
+        const clradix_options options = { word_first_bit(plan, w), word_bits(plan, w), 0 };
         status = clradix_sort_pairs_host(sorter, queue, type, words, order, index_size, n, &options);
     }
     free(words);

@@ -97,8 +97,8 @@ enum { MIX = sizeof mix / sizeof mix[0] };
 #define PAIRS(api, size) { API_##api, SORT_PAIRS, size }
 #define ARGSORT(api, size) { API_##api, SORT_ARGSORT, size }
 
-/* Records: moved through a sort (16 bytes, one word), by gathers of 1-, 4-, 8- and 16-byte
-   units (13, 12, 24 and 32 bytes), keys of two words (most significant first, then runs of
+/* Records: moved through a sort (16 bytes, one word), by gathers of bytes (13) and of
+   words (12, 24 and 32 bytes: the last as one vector), keys of two words (most significant first, then runs of
    equal words: 128-bit keys, a field across two words, a top word of a byte), argsort, and
    records that are their key (one 32-bit word). */
 static const record_step record_16 = { RECORDS_DEVICE_SORT, 16, 1, { { CLRADIX_U32, 4, 0 } } };
