@@ -611,9 +611,10 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  *
  * The _host forms take host arrays, block, and take any n. Records read as keys are sorted
  * as clradix_sort_keys_host sorts keys (clradix_argsort_host: argsorted), memory and
- * failures included. Composites of several words go through the device-buffer call where
- * the device takes them at once (in buffers over the arrays where the device works in the
- * host's memory, else copies; failures then as for clradix_sort_keys_host). Otherwise each
+ * failures included. Other records go through the device-buffer call where the device
+ * takes them at once (in buffers over the arrays where the device works in the host's
+ * memory, else copies; failures then as for clradix_sort_keys_host). Otherwise (past the
+ * device's memory, or a device without 64-bit integers or that ends long loops) each
  * word is made on the host
  * and sorted with the positions by clradix_sort_pairs_host (out of core where that goes
  * out of core); clradix_sort_records_host then moves the records on the host. Memory on

@@ -887,7 +887,7 @@ static clradix_status records_host(clradix_sorter *sorter, cl_command_queue queu
     sort_request as_keys;
     if (request_as_keys(sorter, &plan, record_size, n, index_size, argsort, &as_keys))
         return host_sort(sorter, queue, &as_keys, records, argsort ? indices : NULL);
-    if (plan.words > 1 && sorter->limits.int64 && !sorter->limits.loop_budget) {  /* on the device, by words */
+    if (sorter->limits.int64 && !sorter->limits.loop_budget) {  /* on the device */
         int tried;
         status = records_host_in_core(sorter, queue, records, record_size, n, fields, num_fields, indices, index_size,
                                       argsort, &tried);

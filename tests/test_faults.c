@@ -298,20 +298,23 @@ START_TEST(test_topk_faults)
 END_TEST
 
 /* Records: a device sort by a gather over two words (the top word's sort with the
-   positions, the runs' sorts, then the gather and the copy back), and host sorts of one
-   word (on the host) and of two (in core on the device). The device calls may leave the
-   records untouched, sorted, or permuted after work was enqueued; the host call of one word
-   untouched or sorted. */
+   positions, the runs' sorts, then the gather and the copy back), host sorts of one word
+   and of two in core on the device, and one on the host (the device's memory limited below
+   what the call needs in core). The device calls may leave the records untouched, sorted,
+   or permuted after work was enqueued; the host path untouched or sorted. */
 typedef struct records_scenario {
     const char *name;
     records_call call;
     clradix_key_field fields[2];
+    size_t memory_limit;  /* of the sorter; 0: none */
     int untouched_on_error;
 } records_scenario;
 static const records_scenario records_scenarios[] = {
-    { "records, device sort", RECORDS_DEVICE_SORT, { { CLRADIX_U64, 5, 0 }, { CLRADIX_I32, 1, 1 } }, 0 },
-    { "records, host sort of one word", RECORDS_HOST_SORT, { { CLRADIX_U32, 5, 0 }, { CLRADIX_I16, 1, 1 } }, 1 },
-    { "records, host sort of two words", RECORDS_HOST_SORT, { { CLRADIX_U64, 5, 0 }, { CLRADIX_I32, 1, 1 } }, 0 },
+    { "records, device sort", RECORDS_DEVICE_SORT, { { CLRADIX_U64, 5, 0 }, { CLRADIX_I32, 1, 1 } }, 0, 0 },
+    { "records, host sort of one word", RECORDS_HOST_SORT, { { CLRADIX_U32, 5, 0 }, { CLRADIX_I16, 1, 1 } }, 0, 0 },
+    { "records, host sort of two words", RECORDS_HOST_SORT, { { CLRADIX_U64, 5, 0 }, { CLRADIX_I32, 1, 1 } }, 0, 0 },
+    { "records, host sort on the host", RECORDS_HOST_SORT, { { CLRADIX_U32, 5, 0 }, { CLRADIX_I16, 1, 1 } },
+      96 << 10, 1 },
 };
 enum { RECORDS_SCENARIOS = sizeof records_scenarios / sizeof records_scenarios[0], RECORD_SIZE = 13 };
 
@@ -348,6 +351,8 @@ static clradix_status run_records_faulty(const records_scenario *r, unsigned lon
     size_t *perm = records_oracle(records, RECORD_SIZE, N, r->fields, 2);
     for (size_t i = 0; i < N; ++i)
         memcpy(right + i * RECORD_SIZE, input + perm[i] * RECORD_SIZE, RECORD_SIZE);
+    if (r->memory_limit)
+        ck_assert_int_eq(clradix_sorter_set_memory_limit(dev.sorter, r->memory_limit), CLRADIX_SUCCESS);
     clradix_testing_fail_at(fail_at);
     clradix_status status;
     unsigned long made;

@@ -146,9 +146,17 @@ def _sorted_copy(sorter, a, order):
         if dtype.subdtype or _keys._is_time(dtype) or dtype.byteorder not in ("=", "|") or _is_bytes(dtype):
             return None
         fields.append(_library.KeyField(_field_code(dtype, name), offset, 0))
-    copy = np.array(a.reshape(-1), copy=True)
+    copy = _bytes_copy(a.reshape(-1))
     _sort_records(sorter, copy, fields)
     return copy
+
+
+def _bytes_copy(flat):
+    """A copy of the 1-D structured array flat, made as bytes where it is contiguous
+    (numpy copies structured arrays field by field: 5x slower for two uint32 fields)."""
+    if not flat.flags.c_contiguous or flat.dtype.hasobject:
+        return np.array(flat, copy=True)
+    return flat.view(np.uint8).copy().view(flat.dtype)
 
 
 def sort(sorter, a, order, axis):
