@@ -57,6 +57,24 @@ void put_word(__global uint *words, uint word_bytes, ulong i, ulong word)
     }
 }
 
+/* Composites of several words (below): runs of up to SHORT_RUN records are sorted at once,
+   blocks of RUN_BLOCK records taken per work-item. counts holds a number per block, then
+   the long runs in all (counts[blocks]) and the records that continue a run of the words so
+   far (counts[blocks + 1]): where none does, no later word has anything to sort, and the
+   kernels of the later words return at once. */
+#define SHORT_RUN 16
+#define RUN_BLOCK 4096
+
+uint run_blocks(uint n)
+{
+    return (n + RUN_BLOCK - 1) / RUN_BLOCK;
+}
+
+uint continuing(__global const uint *counts, uint n)
+{
+    return counts[run_blocks(n) + 1];
+}
+
 /*
  * One field's part in one word of the composite key of record order[i] (from_order; else
  * record i): its image (transform pos_xor, neg_xor, nan_above as in key_order.h) shifted
@@ -65,16 +83,16 @@ void put_word(__global uint *words, uint word_bytes, ulong i, ulong word)
  * loop, POCL ran it 2x slower, unvectorised). aligned: every record's field lies at a
  * multiple of its width. The first launch of the least significant word also writes
  * order[i] = i (unless order is NULL), so that its sort starts from the identity. With
- * heads (records_heads), a record alone in its run gets 0 without being read: no later
- * word orders it.
+ * heads (records_heads) and their counts, a record alone in its run gets 0 without being
+ * read: no later word orders it.
  */
 __kernel void records_key(__global const uchar *records, ulong record_size, __global uint *order, uint order_size,
                           uint from_order, ulong offset, uint bytes, uint aligned, uint left, uint right,
                           ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate, __global uint *words,
-                          uint word_bytes, uint n, __global const uchar *heads)
+                          uint word_bytes, uint n, __global const uchar *heads, __global const uint *counts)
 {
     const uint i = get_global_id(0);
-    if (i >= n)
+    if (i >= n || (heads && !continuing(counts, n)))
         return;
     if (heads && heads[i] && (i + 1 == n || heads[i + 1])) {
         put_word(words, word_bytes, i, 0);
@@ -197,21 +215,24 @@ __kernel void records_gather_bytes(__global const uint *indices, uint index_size
  * kernels take blocks of RUN_BLOCK records per work-item in plain loops: one record per
  * work-item cost POCL 4-5x more.
  */
-#define SHORT_RUN 16
-#define RUN_BLOCK 4096
-
 /* heads_out[i]: record i starts a run: it did before (heads_in, unless first), or its word
-   differs from record i - 1's. */
+   differs from record i - 1's; counts[b]: the records of block b that do not (after the
+   first word, none where none continued a run before). */
 __kernel void records_heads(__global const uchar *heads_in, __global uchar *heads_out, __global const uint *words,
-                            uint first, uint n)
+                            uint word_bytes, uint first, uint n, __global uint *counts)
 {
-    const uint begin = get_global_id(0) * RUN_BLOCK;
-    for (uint i = begin; i < n && i < begin + RUN_BLOCK; ++i) {
+    const uint b = get_global_id(0), begin = b * RUN_BLOCK;
+    if (begin >= n)
+        return;
+    uint count = 0;
+    for (uint i = begin; (first || continuing(counts, n)) && i < n && i < begin + RUN_BLOCK; ++i) {
         uint before = i == 0;
         if (!first)
             before |= heads_in[i];
-        heads_out[i] = before | (word_at(words, 8, i) != word_at(words, 8, i ? i - 1 : 0));
+        heads_out[i] = before | (word_at(words, word_bytes, i) != word_at(words, word_bytes, i ? i - 1 : 0));
+        count += !heads_out[i];
     }
+    counts[b] = count;
 }
 
 /* The length of the run that record i starts (heads[i] set), up to SHORT_RUN + 1. */
@@ -226,13 +247,13 @@ uint run_length(__global const uchar *heads, uint i, uint n)
 /* The run [i, i + length) of at most SHORT_RUN records sorted by words (an insertion sort:
    stable), its values (value_words uints each) moving along; its heads where the word
    changes, then its words 0, no end of a long run in it. */
-void sort_short_run(__global uint *words, __global uint *values, uint value_words, __global uchar *heads_out,
-                    __global uchar *ends, uint i, uint length)
+void sort_short_run(__global uint *words, uint word_bytes, __global uint *values, uint value_words,
+                    __global uchar *heads_out, __global uchar *ends, uint i, uint length)
 {
     ulong key[SHORT_RUN];
     uint from[SHORT_RUN];
     for (uint k = 0; k < length; ++k) {
-        const ulong word = word_at(words, 8, i + k);
+        const ulong word = word_at(words, word_bytes, i + k);
         uint at = k;
         for (; at > 0 && key[at - 1] > word; --at) {
             key[at] = key[at - 1];
@@ -246,7 +267,7 @@ void sort_short_run(__global uint *words, __global uint *values, uint value_word
         for (uint u = 0; u < value_words; ++u)
             moved[k * value_words + u] = values[(ulong)(i + from[k]) * value_words + u];
     for (uint k = 0; k < length; ++k) {
-        put_word(words, 8, i + k, 0);
+        put_word(words, word_bytes, i + k, 0);
         for (uint u = 0; u < value_words; ++u)
             values[(ulong)(i + k) * value_words + u] = moved[k * value_words + u];
         heads_out[i + k] = k == 0 || key[k] != key[k - 1];
@@ -272,12 +293,16 @@ uint long_run_record(__global const uchar *heads_in, __global uchar *heads_out, 
  * the block.
  */
 __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends,
-                           __global uint *words, __global uint *values, uint value_words, __global uint *counts,
-                           uint n)
+                           __global uint *words, uint word_bytes, __global uint *values, uint value_words,
+                           __global uint *counts, uint n)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
     if (begin >= n)
         return;
+    if (!continuing(counts, n)) {
+        counts[b] = 0;
+        return;
+    }
     const uint last = min(begin + RUN_BLOCK, n);
     uint count = 0, i = begin;
     if (!heads_in[begin]) {
@@ -298,7 +323,7 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
                 count += long_run_record(heads_in, heads_out, ends, i, n);
             while (++i < last && !heads_in[i]);
         } else if (length > 1) {
-            sort_short_run(words, values, value_words, heads_out, ends, i, length);
+            sort_short_run(words, word_bytes, values, value_words, heads_out, ends, i, length);
             i += length;
         } else {  /* alone in its run: most records, for random keys; records_key made its word 0 */
             heads_out[i] = 1;
@@ -308,8 +333,8 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
     counts[b] = count;
 }
 
-/* One work-item: counts made exclusive sums over the blocks, counts[blocks] the total. */
-__kernel void records_run_scan(__global uint *counts, uint blocks)
+/* One work-item: counts made exclusive sums over the blocks, counts[total_at] the total. */
+__kernel void records_run_scan(__global uint *counts, uint blocks, uint total_at)
 {
     uint sum = 0;
     for (uint b = 0; b < blocks; ++b) {
@@ -317,7 +342,7 @@ __kernel void records_run_scan(__global uint *counts, uint blocks)
         counts[b] = sum;
         sum += count;
     }
-    counts[blocks] = sum;
+    counts[total_at] = sum;
 }
 
 /* The segments of the long runs: offsets[0] = 0 and offsets[k + 1] = the end of the k-th
@@ -328,7 +353,7 @@ __kernel void records_run_offsets(__global const uchar *ends, __global const uin
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
     if (b == 0)
         offsets[0] = 0;
-    if (begin >= n)
+    if (begin >= n || counts[run_blocks(n)] == 0)  /* no long run (ends left as they were, maybe) */
         return;
     uint k = counts[b];
     for (uint i = begin; i < min(begin + RUN_BLOCK, n); ++i)

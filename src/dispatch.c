@@ -260,11 +260,11 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
     if (!plan_temporaries(sorter, p, r, passes, &plan, bytes))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* a table too large to scan, or loops too long for the device */
     scratch *s;
-    clradix_status status = scratch_for(sorter, bytes, &s);
+    clradix_status status = scratch_of_request(sorter, r, bytes, &s);
     if (status != CLRADIX_SUCCESS)
         return status;
     const cl_int err = enqueue_passes(c, p, &plan, r, &k, passes, s);
-    scratch_return(sorter, s, c->last);  /* reused once this sort is over */
+    scratch_done(sorter, r, s, c->last);  /* reused once this sort is over */
     return status_from_cl(err);
 }
 

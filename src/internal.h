@@ -320,7 +320,16 @@ typedef struct sort_request {
     cl_mem offsets;          /* num_segments + 1 cl_uint */
     size_t num_segments;
     const key_transform *record;  /* records of 4 or 8 bytes read as keys (key_order.h); NULL: keys of type */
+    scratch *scratch;        /* temporaries the caller holds for this sort (sorts one after another in a
+                                chain may share a set: a set each, idle only once the chain is over, took
+                                fresh memory); NULL: a set of the pool */
 } sort_request;
+/* scratch.c */
+/* The set of a sort: request's own (grown to bytes, checked against the largest allocation)
+   or else one of the pool (scratch_for); scratch_done hands back only the latter. */
+clradix_status scratch_of_request(clradix_sorter *sorter, const sort_request *request,
+                                  const size_t bytes[SCRATCH_SLOTS], scratch **s);
+void scratch_done(clradix_sorter *sorter, const sort_request *request, scratch *s, cl_event last_use);
 clradix_status dispatch_sort(clradix_sorter *sorter, cl_command_queue queue, const sort_request *request,
                              cl_uint num_wait, const cl_event *wait_list, cl_event *event);
 /* dispatch_sort, telling in *enqueued whether any command was enqueued or tried (a failure

@@ -93,6 +93,22 @@ static void record_as_key(record_plan *plan, size_t record_size)
     t->record = 1;
 }
 
+/* The words of the plan's composite: one of 32 or 64 bits where it fits 64, else words of
+   word_bits (32 or 64) cut from the top, the most significant one full (records told apart
+   by it need nothing more) and the lowest padded below with zeros. */
+static void plan_words(record_plan *plan, unsigned word_bits)
+{
+    if (plan->total_bits <= 64) {
+        plan->words = 1;
+        plan->word_bytes = plan->total_bits <= 32 ? 4 : 8;
+        plan->low_pad = 0;
+    } else {
+        plan->words = (plan->total_bits + word_bits - 1) / word_bits;
+        plan->word_bytes = word_bits / 8;
+        plan->low_pad = plan->words * word_bits - plan->total_bits;
+    }
+}
+
 static clradix_status plan_records(const clradix_key_field *fields, unsigned num_fields, size_t record_size,
                                    record_plan *plan)
 {
@@ -123,8 +139,7 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
         plan->low_bit[f] = plan->total_bits;
         plan->total_bits += 8 * bytes;
     }
-    plan->word_bytes = plan->total_bits <= 32 ? 4 : 8;
-    plan->words = (plan->total_bits + 63) / 64;
+    plan_words(plan, 64);
     /* Tiled: every byte of the record in exactly one field, and each image invertible. */
     unsigned char covered[128] = { 0 };
     plan->tiled = plan->total_bits == 8 * record_size && plan->words <= 2;
@@ -136,22 +151,14 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
         plan->tiled = plan->tiled && !plan->transform[f].nan_above;
     }
     record_as_key(plan, record_size);
-    /* Several words are cut from the top: the most significant word full (records told
-       apart by it need nothing more), the lowest padded below with zeros. */
-    plan->low_pad = 64 * plan->words - plan->total_bits;
-    if (plan->words == 1)
-        plan->low_pad = 0;
-    for (unsigned f = 0; f < num_fields; ++f)
-        plan->low_bit[f] += plan->low_pad;
-    plan->total_bits += plan->low_pad;
     return CLRADIX_SUCCESS;
 }
 
 /* The bits of word w that the sort takes: [word_first_bit, word_bits). */
 static unsigned word_bits(const record_plan *plan, unsigned w)
 {
-    const unsigned above = plan->total_bits - 64 * w;
-    return above < 8 * plan->word_bytes ? above : 8 * plan->word_bytes;
+    (void)w;
+    return plan->words == 1 ? plan->total_bits : 8 * plan->word_bytes;
 }
 
 static unsigned word_first_bit(const record_plan *plan, unsigned w)
@@ -163,8 +170,8 @@ static unsigned word_first_bit(const record_plan *plan, unsigned w)
    0 when the field has no bit in that word. */
 static int field_part(const record_plan *plan, unsigned f, unsigned w, unsigned *right, unsigned *left)
 {
-    const unsigned low = plan->low_bit[f], base = 64 * w;
-    if (low >= base + 64 || low + plan->transform[f].width <= base)
+    const unsigned low = plan->low_bit[f] + plan->low_pad, size = 8 * plan->word_bytes, base = size * w;
+    if (low >= base + size || low + plan->transform[f].width <= base)
         return 0;
     *right = low < base ? base - low : 0;
     *left = low > base ? low - base : 0;
@@ -198,10 +205,11 @@ static int request_as_keys(const clradix_sorter *sorter, const record_plan *plan
 
 /* Enqueues word w of every record's composite key into words (word_bytes each): one
    records_key launch per field with bits in it. from_order: of record order[i]; else of
-   record i, and order (unless NULL) receives the identity. */
+   record i, and order (unless NULL) receives the identity. heads (or NULL) and counts: the
+   runs of the words so far (records_heads). */
 static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *plan, unsigned w, cl_mem records,
                            size_t record_size, size_t n, cl_mem order, size_t order_size, int from_order, cl_mem words,
-                           cl_mem heads)
+                           cl_mem heads, cl_mem counts)
 {
     const cl_ulong record_bytes = record_size;
     const cl_uint n32 = (cl_uint)n, index_bytes = (cl_uint)order_size, by_order = (cl_uint)from_order;
@@ -210,7 +218,7 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
     cl_int err = set_args(p->records_key, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
                           ARG(by_order));
     if (err == CL_SUCCESS)
-        err = set_args_at(p->records_key, 14, 4, ARG(words), ARG(word_bytes), ARG(n32), ARG(heads));
+        err = set_args_at(p->records_key, 14, 5, ARG(words), ARG(word_bytes), ARG(n32), ARG(heads), ARG(counts));
     for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
         unsigned right, left;
         if (!field_part(plan, f, w, &right, &left))
@@ -316,11 +324,15 @@ static clradix_status chain_sort(clradix_sorter *sorter, chain *c, const sort_re
 }
 
 /* Sorts word w of the plan's composite keys in words (n of them) stably, values (of
-   value_size bytes, or NULL) moving with them. */
+   value_size bytes, or NULL) moving with them; with offsets, within the run_segments(n)
+   segments there (the long runs of records equal in the words above). The call's sorts
+   share the temporaries of sorts. */
 static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const record_plan *plan, unsigned w,
-                                        cl_mem words, cl_mem values, size_t value_size, size_t n)
+                                        cl_mem words, cl_mem values, size_t value_size, cl_mem offsets, size_t n,
+                                        scratch *sorts)
 {
     sort_request s = { 0 };
+    s.scratch = sorts;
     s.type = plan->word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64;
     s.key_bytes = plan->word_bytes;
     s.keys = words;
@@ -331,6 +343,9 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     s.values_size = n * s.value_size;
     s.begin_bit = word_first_bit(plan, w);
     s.end_bit = word_bits(plan, w);
+    s.segmented = offsets != NULL;
+    s.offsets = offsets;
+    s.num_segments = offsets ? run_segments(n) : 0;
     return chain_sort(sorter, c, &s);
 }
 
@@ -339,68 +354,54 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
    made by records_key from the order so far (or the records, which the sorts moved). */
 static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const radix_program *p,
                                       const record_plan *plan, cl_mem records, size_t record_size, size_t n,
-                                      const scratch *b, cl_mem order, size_t index_size, int move_records)
+                                      const scratch *b, scratch *sorts, cl_mem order, size_t index_size,
+                                      int move_records)
 {
     const cl_mem words = b->buffer[CALL_WORDS];
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, move_records ? NULL : order,
-                                             index_size, w > 0 && !move_records, words, NULL));
+                                             index_size, w > 0 && !move_records, words, NULL, NULL));
         if (status == CLRADIX_SUCCESS)
             status = enqueue_word_sort(sorter, c, plan, w, words, move_records ? records : order,
-                                       move_records ? record_size : index_size, n);
+                                       move_records ? record_size : index_size, NULL, n, sorts);
     }
     return status;
 }
 
-/* The segmented sort of a word's long runs: keys (n words), values (value_size bytes each)
-   moving along, in the segments of offsets. */
-static clradix_status enqueue_runs_sort(clradix_sorter *sorter, chain *c, cl_mem keys, cl_mem values,
-                                        size_t value_size, cl_mem offsets, size_t n)
-{
-    sort_request s = { 0 };
-    s.type = CLRADIX_U64;
-    s.key_bytes = 8;
-    s.keys = keys;
-    s.values = values;
-    s.value_size = value_size;
-    s.n = n;
-    s.keys_size = n * 8;
-    s.values_size = n * value_size;
-    s.end_bit = 64;
-    s.segmented = 1;
-    s.offsets = offsets;
-    s.num_segments = run_segments(n);
-    return chain_sort(sorter, c, &s);
-}
-
-/* heads_out from heads_in (unless first) and the words (records_heads). */
+/* heads_out from heads_in (unless first) and the words (records_heads), and in counts the
+   records that continue a run. */
 static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads_in, cl_mem heads_out, cl_mem words,
-                            cl_uint first, size_t n)
+                            cl_uint word_bytes, cl_uint first, cl_mem counts, size_t n)
 {
-    const cl_uint n32 = (cl_uint)n;
+    const cl_uint n32 = (cl_uint)n, blocks = (cl_uint)run_blocks(n), continuing = blocks + 1;
     const size_t wg = p->params.scan_wg;
-    const cl_int err = set_args(p->records_heads, 5, ARG(heads_in), ARG(heads_out), ARG(words), ARG(first), ARG(n32));
-    return err == CL_SUCCESS ? chain_kernel(c, p->records_heads, groups_for(run_blocks(n), wg), wg) : err;
+    cl_int err = set_args(p->records_heads, 7, ARG(heads_in), ARG(heads_out), ARG(words), ARG(word_bytes),
+                          ARG(first), ARG(n32), ARG(counts));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_heads, groups_for(blocks, wg), wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->records_run_scan, 3, ARG(counts), ARG(blocks), ARG(continuing));
+    return err == CL_SUCCESS ? chain_kernel(c, p->records_run_scan, 1, 1) : err;
 }
 
 /* A word's runs (words: the word of each record in the current order): short runs sorted,
    heads_out from heads_in, the words of records outside long runs 0 and the long runs'
    segments in offsets. */
-static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_mem heads_in, cl_mem heads_out,
-                           cl_mem values, size_t value_size, size_t n)
+static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_uint word_bytes, cl_mem heads_in,
+                           cl_mem heads_out, cl_mem values, size_t value_size, size_t n)
 {
     const cl_mem words = b->buffer[CALL_WORDS], ends = b->buffer[CALL_ENDS];
     const cl_mem counts = b->buffer[CALL_RUN_COUNTS], offsets = b->buffer[CALL_OFFSETS];
     const cl_uint n32 = (cl_uint)n, value_words = (cl_uint)(value_size / 4), blocks = (cl_uint)run_blocks(n);
     const cl_uint segments = (cl_uint)run_segments(n);
     const size_t wg = p->params.scan_wg;
-    cl_int err = set_args(p->records_runs, 8, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words), ARG(values),
-                          ARG(value_words), ARG(counts), ARG(n32));
+    cl_int err = set_args(p->records_runs, 9, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words), ARG(word_bytes),
+                          ARG(values), ARG(value_words), ARG(counts), ARG(n32));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_runs, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->records_run_scan, 2, ARG(counts), ARG(blocks));
+        err = set_args(p->records_run_scan, 3, ARG(counts), ARG(blocks), ARG(blocks));  /* the long runs' total */
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_run_scan, 1, 1);
     if (err == CL_SUCCESS)
@@ -422,27 +423,30 @@ static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, c
  */
 static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const radix_program *p,
                                        const record_plan *plan, cl_mem records, size_t record_size, size_t n,
-                                       const scratch *b, cl_mem values, size_t value_size, int move_records)
+                                       const scratch *b, scratch *sorts, cl_mem values, size_t value_size,
+                                       int move_records)
 {
-    const cl_mem words = b->buffer[CALL_WORDS];
+    const cl_mem words = b->buffer[CALL_WORDS], counts = b->buffer[CALL_RUN_COUNTS];
     cl_mem heads = b->buffer[CALL_HEADS], heads_next = b->buffer[CALL_HEADS_2];
     const unsigned top = plan->words - 1;
     const cl_mem order = move_records ? NULL : values;  /* where each record of the current order is */
-    clradix_status status =
-        status_from_cl(enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL));
+    clradix_status status = status_from_cl(
+        enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL, NULL));
     if (status == CLRADIX_SUCCESS)
-        status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, n);
+        status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, NULL, n, sorts);
     if (status == CLRADIX_SUCCESS)
-        status = status_from_cl(enqueue_heads(c, p, heads, heads, words, 1, n));
+        status = status_from_cl(enqueue_heads(c, p, heads, heads, words, plan->word_bytes, 1, counts, n));
     for (unsigned w = top; w-- > 0 && status == CLRADIX_SUCCESS;) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, order, value_size, !move_records,
-                                             words, heads));
+                                             words, heads, counts));
         if (status == CLRADIX_SUCCESS)
-            status = status_from_cl(enqueue_runs(c, p, b, heads, heads_next, values, value_size, n));
+            status = status_from_cl(enqueue_runs(c, p, b, plan->word_bytes, heads, heads_next, values, value_size, n));
         if (status == CLRADIX_SUCCESS)
-            status = enqueue_runs_sort(sorter, c, words, values, value_size, b->buffer[CALL_OFFSETS], n);
+            status =
+                enqueue_word_sort(sorter, c, plan, w, words, values, value_size, b->buffer[CALL_OFFSETS], n, sorts);
         if (status == CLRADIX_SUCCESS && w > 0)
-            status = status_from_cl(enqueue_heads(c, p, heads_next, heads_next, words, 0, n));
+            status =
+                status_from_cl(enqueue_heads(c, p, heads_next, heads_next, words, plan->word_bytes, 0, counts, n));
         const cl_mem swap = heads;
         heads = heads_next;
         heads_next = swap;
@@ -453,15 +457,15 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
 /* Records that are their composite key of one word (plan->tiled): the word sorted in place
    of them, then written back. */
 static clradix_status enqueue_tiled(clradix_sorter *sorter, chain *c, const radix_program *p, const record_plan *plan,
-                                    cl_mem records, size_t record_size, size_t n, const scratch *b)
+                                    cl_mem records, size_t record_size, size_t n, const scratch *b, scratch *sorts)
 {
     const cl_uint word_bytes = plan->word_bytes, n32 = (cl_uint)n;
     const cl_ulong record_bytes = record_size;
     const cl_mem words[2] = { b->buffer[CALL_WORDS], NULL };
     clradix_status status =
-        status_from_cl(enqueue_word(c, p, plan, 0, records, record_size, n, NULL, 4, 0, words[0], NULL));
+        status_from_cl(enqueue_word(c, p, plan, 0, records, record_size, n, NULL, 4, 0, words[0], NULL, NULL));
     if (status == CLRADIX_SUCCESS)
-        status = enqueue_word_sort(sorter, c, plan, 0, words[0], NULL, 8, n);
+        status = enqueue_word_sort(sorter, c, plan, 0, words[0], NULL, 8, NULL, n, sorts);
     cl_int err = CL_SUCCESS;
     if (status == CLRADIX_SUCCESS)
         err = set_args(p->records_unkey, 2, ARG(records), ARG(record_bytes));
@@ -532,6 +536,8 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
        that ends long loops (loops.c: the run kernels take thousands of records per
        work-item) by every word, least significant first. */
     const int by_words = plan.words > 1 && !sorter->limits.loop_budget;
+    if (by_words)
+        plan_words(&plan, 32);  /* a top word of 32 bits sorts faster and tells most records apart */
     const int tiled = !argsort && plan.tiled && plan.words == 1;
     const int move_records = !argsort && !tiled && (record_size == 4 || record_size == 8 || record_size == 16);
     const int by_gather = !argsort && !tiled && !move_records;
@@ -543,7 +549,7 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     bytes[CALL_COPY] = by_gather ? records_size : 0;
     if (by_words) {
         bytes[CALL_HEADS] = bytes[CALL_HEADS_2] = bytes[CALL_ENDS] = n;
-        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 1) * 4;
+        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 2) * 4;  /* a count per block, two totals */
         bytes[CALL_OFFSETS] = (run_segments(n) + 1) * 4;
     }
     /* The sorts' temporaries (the sizes alone count there): the top word's, and the
@@ -565,18 +571,21 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     if (scratch_total(bytes) + (inner > inner_runs ? inner : inner_runs) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
 
-    scratch *b = NULL;
+    scratch *b = NULL, *sorts = NULL;  /* the call's temporaries, and those of its sorts */
+    const size_t none[SCRATCH_SLOTS] = { 0 };
     status = scratch_for(sorter, bytes, &b);  /* checks each against the largest allocation */
+    if (status == CLRADIX_SUCCESS)
+        status = scratch_for(sorter, none, &sorts);  /* grown by the sorts */
     const cl_mem order = argsort ? indices : by_gather && b ? b->buffer[CALL_ORDER] : NULL;
     radix_program *kernels = status == CLRADIX_SUCCESS ? program_kernels_take(sorter, p, &status) : NULL;
     if (status == CLRADIX_SUCCESS && tiled)
-        status = enqueue_tiled(sorter, &c, kernels, &plan, records, record_size, n, b);
+        status = enqueue_tiled(sorter, &c, kernels, &plan, records, record_size, n, b, sorts);
     else if (status == CLRADIX_SUCCESS && by_words)
-        status = enqueue_by_words(sorter, &c, kernels, &plan, records, record_size, n, b,
+        status = enqueue_by_words(sorter, &c, kernels, &plan, records, record_size, n, b, sorts,
                                   move_records ? records : order, move_records ? record_size : order_size,
                                   move_records);
     else if (status == CLRADIX_SUCCESS)
-        status = enqueue_records(sorter, &c, kernels, &plan, records, record_size, n, b, order, order_size,
+        status = enqueue_records(sorter, &c, kernels, &plan, records, record_size, n, b, sorts, order, order_size,
                                  move_records);
     if (status == CLRADIX_SUCCESS && by_gather)
         status = status_from_cl(enqueue_gather(&c, kernels, order, 4, records, n, b->buffer[CALL_COPY], record_size, n));
@@ -584,6 +593,7 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
         status = status_from_cl(chain_copy(&c, b->buffer[CALL_COPY], records, records_size));
     program_kernels_return(sorter, p, kernels);
     scratch_return(sorter, b, c.last);  /* reused once this call's commands are over */
+    scratch_return(sorter, sorts, c.last);
     *enqueued = c.tried;
     return chain_hand_over(&c, status, event);
 }

@@ -118,3 +118,21 @@ clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SL
     *out = s;
     return CLRADIX_SUCCESS;
 }
+
+clradix_status scratch_of_request(clradix_sorter *sorter, const sort_request *request,
+                                  const size_t bytes[SCRATCH_SLOTS], scratch **s)
+{
+    if (!request->scratch)
+        return scratch_for(sorter, bytes, s);
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        if (bytes[i] > sorter->limits.max_alloc)
+            return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    *s = request->scratch;
+    return status_from_cl(scratch_reserve(sorter, *s, bytes));
+}
+
+void scratch_done(clradix_sorter *sorter, const sort_request *request, scratch *s, cl_event last_use)
+{
+    if (!request->scratch)
+        scratch_return(sorter, s, last_use);
+}

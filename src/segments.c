@@ -328,7 +328,7 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
     if (!plan_engine(sorter, p, r, &plan, bytes) || (plan.levels && !scan_fits(&plan.scan)))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* lists past 32-bit indices, or a table too large to scan */
     scratch *s;
-    const clradix_status status = scratch_for(sorter, bytes, &s);
+    const clradix_status status = scratch_of_request(sorter, r, bytes, &s);
     if (status != CLRADIX_SUCCESS)
         return status;
     const engine_buffers b = {
@@ -352,6 +352,6 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
         err = chain_kernel(c, p->seg_start, 1, p->params.scan_wg);
     if (err == CL_SUCCESS)
         err = enqueue_jobs(c, p, &plan, r, &b, s);
-    scratch_return(sorter, s, c->last);  /* reused once this sort is over */
+    scratch_done(sorter, r, s, c->last);  /* reused once this sort is over */
     return status_from_cl(err);
 }

@@ -112,7 +112,8 @@ END_TEST
    records equal in it by the next (short runs at once, long ones by a segmented sort): high
    words of 16 values (long runs), all equal, runs of exactly 16 and 17 (the short runs'
    limit) and of about 9 (both kinds) over blocks of 4096 records, random; three words with
-   ties in the first two; four u32 fields. The low words repeat often too. */
+   ties in the first two; four u32 fields; one run, of the two last records, in the wrong
+   order (the only record that continues a run is the last). The low words repeat often too. */
 START_TEST(test_runs_of_equal_words)
 {
     enum { N = 20000 };
@@ -121,7 +122,7 @@ START_TEST(test_runs_of_equal_words)
     const clradix_key_field four[] = { { CLRADIX_U32, 12, 0 }, { CLRADIX_I32, 8, 1 }, { CLRADIX_U32, 4, 0 },
                                        { CLRADIX_U32, 0, 0 } };
     const char *const names[] = { "16 high words", "one high word", "runs of 16 and 17", "runs of about 9",
-                                  "random high words", "three words", "four u32 fields" };
+                                  "random high words", "three words", "four u32 fields", "one run at the end" };
     char msg[512];
     for (unsigned c = 0; c < sizeof names / sizeof names[0]; ++c) {
         const size_t record_size = c == 5 ? 24 : 16;
@@ -144,7 +145,11 @@ START_TEST(test_runs_of_equal_words)
                     high = i < N / 2 ? i / 16 : ((uint64_t)1 << 40) + i / 17;
                 if (c == 5 || c == 6)  /* few values of the first two words' fields */
                     high = draw % 3 * 0x0101010101010101u;
+                if (c == 7)
+                    high = (uint64_t)(i < N - 2 ? i + 1 : N) << 32;
                 memcpy(r + 8, &high, 8);
+                if (c == 7 && i >= N - 2)
+                    memcpy(r, &(uint64_t){ N - i }, 8);
                 if (c == 5)
                     memcpy(r, &(uint64_t){ draw >> 40 & 3 }, 8);
             }
