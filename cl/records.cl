@@ -83,8 +83,8 @@ uint continuing(__global const uint *counts, uint n)
  * loop, POCL ran it 2x slower, unvectorised). aligned: every record's field lies at a
  * multiple of its width. The first launch of the least significant word also writes
  * order[i] = i (unless order is NULL), so that its sort starts from the identity. With
- * heads (records_heads) and their counts, a record alone in its run gets 0 without being
- * read: no later word orders it.
+ * heads (records_heads) and their counts, a record alone in its run is left as it is: no
+ * later word orders it.
  */
 __kernel void records_key(__global const uchar *records, ulong record_size, __global uint *order, uint order_size,
                           uint from_order, ulong offset, uint bytes, uint aligned, uint left, uint right,
@@ -94,10 +94,8 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
     const uint i = get_global_id(0);
     if (i >= n || (heads && !continuing(counts, n)))
         return;
-    if (heads && heads[i] && (i + 1 == n || heads[i + 1])) {
-        put_word(words, word_bytes, i, 0);
-        return;
-    }
+    if (heads && heads[i] && (i + 1 == n || heads[i + 1]))
+        return;  /* alone in its run: records_run_offsets makes its word 0 where that matters */
     if (!from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above) {
         /* The common case on its own (records in place, whole aligned integer fields): POCL
            ran the general path below 1.5-2x slower. */
@@ -210,10 +208,10 @@ __kernel void records_gather_bytes(__global const uint *indices, uint index_size
  * by the next word, and only those. heads marks where a run starts; a run of up to
  * SHORT_RUN records is sorted at once by records_runs, longer ones by the segmented sort
  * of the words, one segment per long run that also holds the records since the previous
- * long run, whose words are 0 so that they stay in place (the sort is stable): records_key
- * makes those of records alone in their run 0, records_runs those of short runs. These
- * kernels take blocks of RUN_BLOCK records per work-item in plain loops: one record per
- * work-item cost POCL 4-5x more.
+ * long run, whose words are 0 so that they stay in place (the sort is stable):
+ * records_runs makes those of short runs 0, records_run_offsets those of records alone in
+ * their run. These kernels take blocks of RUN_BLOCK records per work-item in plain loops:
+ * one record per work-item cost POCL 4-5x more.
  */
 /* heads_out[i]: record i starts a run: it did before (heads_in, unless first), or its word
    differs from record i - 1's; counts[b]: the records of block b that do not (after the
@@ -226,10 +224,9 @@ __kernel void records_heads(__global const uchar *heads_in, __global uchar *head
         return;
     uint count = 0;
     for (uint i = begin; (first || continuing(counts, n)) && i < n && i < begin + RUN_BLOCK; ++i) {
-        uint before = i == 0;
-        if (!first)
-            before |= heads_in[i];
-        heads_out[i] = before | (word_at(words, word_bytes, i) != word_at(words, word_bytes, i ? i - 1 : 0));
+        /* (the words of records that started a run are not read: records_key left them) */
+        const uint before = i == 0 || (!first && heads_in[i]);
+        heads_out[i] = before || word_at(words, word_bytes, i) != word_at(words, word_bytes, i - 1);
         count += !heads_out[i];
     }
     counts[b] = count;
@@ -325,7 +322,7 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
         } else if (length > 1) {
             sort_short_run(words, word_bytes, values, value_words, heads_out, ends, i, length);
             i += length;
-        } else {  /* alone in its run: most records, for random keys; records_key made its word 0 */
+        } else {  /* alone in its run: most records, for random keys */
             heads_out[i] = 1;
             ends[i++] = 0;
         }
@@ -346,19 +343,26 @@ __kernel void records_run_scan(__global uint *counts, uint blocks, uint total_at
 }
 
 /* The segments of the long runs: offsets[0] = 0 and offsets[k + 1] = the end of the k-th
-   long run, so that each segment holds the records since the previous one. */
-__kernel void records_run_offsets(__global const uchar *ends, __global const uint *counts, __global uint *offsets,
-                                  uint n)
+   long run, so that each segment holds the records since the previous one; in blocks
+   where a segment may lie, the words of records alone in their run (heads_in) made 0, so
+   that they stay in place (records_key left them: most records, for random keys, and
+   most lie in no segment). */
+__kernel void records_run_offsets(__global const uchar *heads_in, __global const uchar *ends,
+                                  __global const uint *counts, __global uint *offsets, __global uint *words,
+                                  uint word_bytes, uint n)
 {
-    const uint b = get_global_id(0), begin = b * RUN_BLOCK;
+    const uint b = get_global_id(0), begin = b * RUN_BLOCK, long_runs = counts[run_blocks(n)];
     if (b == 0)
         offsets[0] = 0;
-    if (begin >= n || counts[run_blocks(n)] == 0)  /* no long run (ends left as they were, maybe) */
+    if (begin >= n || counts[b] == long_runs)  /* no long run ends here or after (ends maybe stale) */
         return;
     uint k = counts[b];
-    for (uint i = begin; i < min(begin + RUN_BLOCK, n); ++i)
+    for (uint i = begin; i < min(begin + RUN_BLOCK, n); ++i) {
         if (ends[i])
             offsets[++k] = i + 1;
+        if (heads_in[i] && (i + 1 == n || heads_in[i + 1]))
+            put_word(words, word_bytes, i, 0);
+    }
 }
 
 /* Offsets past the last long run's (counts[blocks] of them): its end again, up to

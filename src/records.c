@@ -405,7 +405,8 @@ static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, c
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_run_scan, 1, 1);
     if (err == CL_SUCCESS)
-        err = set_args(p->records_run_offsets, 4, ARG(ends), ARG(counts), ARG(offsets), ARG(n32));
+        err = set_args(p->records_run_offsets, 7, ARG(heads_in), ARG(ends), ARG(counts), ARG(offsets), ARG(words),
+                       ARG(word_bytes), ARG(n32));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_run_offsets, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
