@@ -75,27 +75,34 @@ uint continuing(__global const uint *counts, uint n)
     return counts[run_blocks(n) + 1];
 }
 
+/* The image of a field of record order[i] (from_order), else of record i (transform pos_xor,
+   neg_xor, nan_above as in key_order.h). */
+ulong record_field_image(__global const uchar *records, ulong record_size, __global const uint *order,
+                         uint order_size, uint from_order, uint i, ulong offset, uint bytes, uint aligned,
+                         ulong pos_xor, ulong neg_xor, ulong nan_above)
+{
+    const ulong record = from_order ? word_at(order, order_size, i) : i;
+    return field_image(field_bits(records + record * record_size + offset, bytes, aligned), bytes, pos_xor, neg_xor,
+                       nan_above);
+}
+
 /*
  * One field's part in one word of the composite key of record order[i] (from_order; else
- * record i): its image (transform pos_xor, neg_xor, nan_above as in key_order.h) shifted
- * right by `right`, then left by `left`, into words[i], ORed with what is there when
- * accumulate (the host launches this once per field in the word: with the field list in a
- * loop, POCL ran it 2x slower, unvectorised). aligned: every record's field lies at a
- * multiple of its width. The first launch of the least significant word also writes
- * order[i] = i (unless order is NULL), so that its sort starts from the identity. With
- * heads (records_heads) and their counts, a record alone in its run is left as it is: no
- * later word orders it.
+ * record i): its image shifted right by `right`, then left by `left`, into words[i], ORed
+ * with what is there when accumulate (the host launches this once per field in the word:
+ * with the field list in a loop, POCL ran it 2x slower, unvectorised). aligned: every
+ * record's field lies at a multiple of its width. The first launch of the least significant
+ * word also writes order[i] = i (unless order is NULL), so that its sort starts from the
+ * identity.
  */
 __kernel void records_key(__global const uchar *records, ulong record_size, __global uint *order, uint order_size,
                           uint from_order, ulong offset, uint bytes, uint aligned, uint left, uint right,
                           ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate, __global uint *words,
-                          uint word_bytes, uint n, __global const uchar *heads, __global const uint *counts)
+                          uint word_bytes, uint n)
 {
     const uint i = get_global_id(0);
-    if (i >= n || (heads && !continuing(counts, n)))
+    if (i >= n)
         return;
-    if (heads && heads[i] && (i + 1 == n || heads[i + 1]))
-        return;  /* alone in its run: records_run_offsets makes its word 0 where that matters */
     if (!from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above) {
         /* The common case on its own (records in place, whole aligned integer fields): POCL
            ran the general path below 1.5-2x slower. */
@@ -112,14 +119,51 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
         }
         return;
     }
-    ulong record = i;
-    if (from_order)
-        record = word_at(order, order_size, i);
-    else if (order && !accumulate)
+    if (order && !from_order && !accumulate)
         put_word(order, order_size, i, i);
-    const ulong part = field_image(field_bits(records + record * record_size + offset, bytes, aligned), bytes,
-                                   pos_xor, neg_xor, nan_above) >> right << left;
+    const ulong part = record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes,
+                                          aligned, pos_xor, neg_xor, nan_above) >> right << left;
     put_word(words, word_bytes, i, accumulate ? word_at(words, word_bytes, i) | part : part);
+}
+
+/*
+ * records_key for a word below the first of several (order as there, never written): only
+ * the records of runs of the words so far (heads and counts: records_heads'), each
+ * work-item taking as many records one after another (the host launches far fewer than n:
+ * POCL spent 4 ms on 2^24 work-items that had nothing to do, and 3x longer with a record
+ * every get_global_size(0)); none where no record continues a run. A record alone in its
+ * run keeps its word: records_run_offsets makes it 0 where a segment may hold it.
+ */
+__kernel void records_key_runs(__global const uchar *records, ulong record_size, __global const uint *order,
+                               uint order_size, uint from_order, ulong offset, uint bytes, uint aligned, uint left,
+                               uint right, ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate,
+                               __global uint *words, uint word_bytes, uint n, __global const uchar *heads,
+                               __global const uint *counts)
+{
+    if (!continuing(counts, n))
+        return;
+    const int whole = !from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above;  /* as in records_key */
+    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
+    for (uint i = begin; i < n && i < begin + per; ++i) {
+        if (heads[i] && (i + 1 == n || heads[i + 1]))
+            continue;
+        ulong image;
+        if (whole) {
+            __global const uchar *field = records + (ulong)i * record_size + offset;
+            const ulong key = bytes == 4 ? (ulong)*(__global const uint *)field : *(__global const ulong *)field;
+            image = key ^ (key >> (8 * bytes - 1) ? neg_xor : pos_xor);
+        } else {
+            image = record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes,
+                                       aligned, pos_xor, neg_xor, nan_above);
+        }
+        const ulong part = image >> right << left;
+        if (word_bytes == 4) {
+            words[i] = accumulate ? words[i] | (uint)part : (uint)part;
+        } else {
+            __global ulong *wide = (__global ulong *)words;
+            wide[i] = accumulate ? wide[i] | part : part;
+        }
+    }
 }
 
 /*
@@ -213,21 +257,21 @@ __kernel void records_gather_bytes(__global const uint *indices, uint index_size
  * their run. These kernels take blocks of RUN_BLOCK records per work-item in plain loops:
  * one record per work-item cost POCL 4-5x more.
  */
-/* heads_out[i]: record i starts a run: it did before (heads_in, unless first), or its word
-   differs from record i - 1's; counts[b]: the records of block b that do not (after the
-   first word, none where none continued a run before). */
-__kernel void records_heads(__global const uchar *heads_in, __global uchar *heads_out, __global const uint *words,
-                            uint word_bytes, uint first, uint n, __global uint *counts)
+/* heads[i]: record i starts a run: it did before (unless first), or its word differs from
+   record i - 1's; counts[b]: the records of block b that do not (after the first word, none
+   where none continued a run before). Only records that did not start a run are read and
+   written after the first word (records_key left the others' words as they were). */
+__kernel void records_heads(__global uchar *heads, __global const uint *words, uint word_bytes, uint first, uint n,
+                            __global uint *counts)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
     if (begin >= n)
         return;
     uint count = 0;
     for (uint i = begin; (first || continuing(counts, n)) && i < n && i < begin + RUN_BLOCK; ++i) {
-        /* (the words of records that started a run are not read: records_key left them) */
-        const uint before = i == 0 || (!first && heads_in[i]);
-        heads_out[i] = before || word_at(words, word_bytes, i) != word_at(words, word_bytes, i - 1);
-        count += !heads_out[i];
+        if (first || !heads[i])
+            heads[i] = i == 0 || word_at(words, word_bytes, i) != word_at(words, word_bytes, i - 1);
+        count += !heads[i];
     }
     counts[b] = count;
 }

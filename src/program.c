@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 46 };
+enum { KERNEL_COUNT = 47 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -86,6 +86,7 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->topk_rows_select, "topk_rows_select", TOPK, 0, 1 },
         { &p->topk_write, "topk_write", TOPK, 1, 1 },
         { &p->records_key, "records_key", RECORDS, 1, 1 },
+        { &p->records_key_runs, "records_key_runs", RECORDS, 1, 1 },
         { &p->records_unkey, "records_unkey", RECORDS, 1, 1 },
         { &p->records_gather_words, "records_gather_words", RECORDS, 1, 1 },
         { &p->records_gather_bytes, "records_gather_bytes", RECORDS, 1, 1 },

@@ -203,22 +203,32 @@ static int request_as_keys(const clradix_sorter *sorter, const record_plan *plan
  * Device buffers
  * ------------------------------------------------------------------------------ */
 
+/* Composites of several words: runs of up to SHORT_RUN records equal in the words so far
+   are sorted by one work-item each, longer ones by a segmented sort (cl/records.cl). */
+enum { SHORT_RUN = 16, RUN_BLOCK = 4096 };
+/* Records per work-item of records_key_runs (the records of runs of a word below the first:
+   few of them, mostly). */
+enum { RUNS_KEY_RECORDS = 256 };
+
 /* Enqueues word w of every record's composite key into words (word_bytes each): one
    records_key launch per field with bits in it. from_order: of record order[i]; else of
-   record i, and order (unless NULL) receives the identity. heads (or NULL) and counts: the
-   runs of the words so far (records_heads). */
+   record i, and order (unless NULL) receives the identity. With heads and counts (the runs
+   of the words so far, records_heads'), only the records of runs, by records_key_runs. */
 static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *plan, unsigned w, cl_mem records,
                            size_t record_size, size_t n, cl_mem order, size_t order_size, int from_order, cl_mem words,
                            cl_mem heads, cl_mem counts)
 {
+    const cl_kernel kernel = heads ? p->records_key_runs : p->records_key;
     const cl_ulong record_bytes = record_size;
     const cl_uint n32 = (cl_uint)n, index_bytes = (cl_uint)order_size, by_order = (cl_uint)from_order;
     const cl_uint word_bytes = plan->word_bytes;
+    const size_t wg = p->params.scan_wg, items = heads ? n / RUNS_KEY_RECORDS + 1 : n;
     cl_uint accumulate = 0;
-    cl_int err = set_args(p->records_key, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
-                          ARG(by_order));
+    cl_int err = set_args(kernel, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes), ARG(by_order));
     if (err == CL_SUCCESS)
-        err = set_args_at(p->records_key, 14, 5, ARG(words), ARG(word_bytes), ARG(n32), ARG(heads), ARG(counts));
+        err = set_args_at(kernel, 14, 3, ARG(words), ARG(word_bytes), ARG(n32));
+    if (err == CL_SUCCESS && heads)
+        err = set_args_at(kernel, 17, 2, ARG(heads), ARG(counts));
     for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
         unsigned right, left;
         if (!field_part(plan, f, w, &right, &left))
@@ -226,10 +236,10 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
         const key_transform *t = &plan->transform[f];
         const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
         const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], left32 = left, right32 = right;
-        err = set_args_at(p->records_key, 5, 9, ARG(offset), ARG(bytes), ARG(aligned), ARG(left32), ARG(right32),
+        err = set_args_at(kernel, 5, 9, ARG(offset), ARG(bytes), ARG(aligned), ARG(left32), ARG(right32),
                           ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(accumulate));
         if (err == CL_SUCCESS)
-            err = chain_kernel(c, p->records_key, groups_for(n, p->params.scan_wg), p->params.scan_wg);
+            err = chain_kernel(c, kernel, groups_for(items, wg), wg);
         accumulate = 1;
     }
     return err;
@@ -243,9 +253,6 @@ enum { CALL_WORDS = SCRATCH_KEYS, CALL_ORDER = SCRATCH_VALUES,
        CALL_COPY = SCRATCH_TABLE_ALL, CALL_HEADS = SCRATCH_PARTIALS, CALL_HEADS_2 = SCRATCH_PLAN,
        CALL_ENDS = SCRATCH_TOP, CALL_RUN_COUNTS = SCRATCH_JOBS, CALL_OFFSETS = SCRATCH_STATE };
 
-/* Composites of several words: runs of up to SHORT_RUN records equal in the words so far
-   are sorted by one work-item each, longer ones by a segmented sort (cl/records.cl). */
-enum { SHORT_RUN = 16, RUN_BLOCK = 4096 };
 
 static size_t run_blocks(size_t n)
 {
@@ -369,15 +376,15 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     return status;
 }
 
-/* heads_out from heads_in (unless first) and the words (records_heads), and in counts the
-   records that continue a run. */
-static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads_in, cl_mem heads_out, cl_mem words,
-                            cl_uint word_bytes, cl_uint first, cl_mem counts, size_t n)
+/* The heads of the runs of the words so far, with the word in words (records_heads; first:
+   the first word), and in counts the records that continue a run. */
+static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads, cl_mem words, cl_uint word_bytes,
+                            cl_uint first, cl_mem counts, size_t n)
 {
     const cl_uint n32 = (cl_uint)n, blocks = (cl_uint)run_blocks(n), continuing = blocks + 1;
     const size_t wg = p->params.scan_wg;
-    cl_int err = set_args(p->records_heads, 7, ARG(heads_in), ARG(heads_out), ARG(words), ARG(word_bytes),
-                          ARG(first), ARG(n32), ARG(counts));
+    cl_int err = set_args(p->records_heads, 6, ARG(heads), ARG(words), ARG(word_bytes), ARG(first), ARG(n32),
+                          ARG(counts));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_heads, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
@@ -436,7 +443,7 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
     if (status == CLRADIX_SUCCESS)
         status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, NULL, n, sorts);
     if (status == CLRADIX_SUCCESS)
-        status = status_from_cl(enqueue_heads(c, p, heads, heads, words, plan->word_bytes, 1, counts, n));
+        status = status_from_cl(enqueue_heads(c, p, heads, words, plan->word_bytes, 1, counts, n));
     for (unsigned w = top; w-- > 0 && status == CLRADIX_SUCCESS;) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, order, value_size, !move_records,
                                              words, heads, counts));
@@ -446,8 +453,7 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
             status =
                 enqueue_word_sort(sorter, c, plan, w, words, values, value_size, b->buffer[CALL_OFFSETS], n, sorts);
         if (status == CLRADIX_SUCCESS && w > 0)
-            status =
-                status_from_cl(enqueue_heads(c, p, heads_next, heads_next, words, plan->word_bytes, 0, counts, n));
+            status = status_from_cl(enqueue_heads(c, p, heads_next, words, plan->word_bytes, 0, counts, n));
         const cl_mem swap = heads;
         heads = heads_next;
         heads_next = swap;
