@@ -117,6 +117,11 @@ static const record_step record_as_key_floats = { RECORDS_DEVICE_ARGSORT, 8, 2,
 static const record_step record_as_key = { RECORDS_DEVICE_SORT, 4, 2, { { CLRADIX_I16, 2, 1 }, { CLRADIX_U8, 1, 0 } } };
 /* Two words whose top one (a byte) repeats in long runs: sorted by the next word in segments. */
 static const record_step record_runs = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX_U8, 15, 0 }, { CLRADIX_U64, 0, 1 } } };
+/* A top word of 16 bits' worth (a field twice) over a few thousand records: most alone in
+   their run, a few dozen pairs (the scans that step over eight records at once, and the
+   kernels of the words below). */
+static const record_step record_few_runs = { RECORDS_DEVICE_SORT, 16, 3,
+                                             { { CLRADIX_U16, 14, 0 }, { CLRADIX_U16, 14, 1 }, { CLRADIX_U64, 0, 1 } } };
 
 static const check_case cases[] = {
     /* Each shape's cases in one process (oclgrind's start and its compile of a program
@@ -299,14 +304,16 @@ static const check_case cases[] = {
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled_32 },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key_floats },
-        { 0, 0, 5000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs } },
+        { 0, 0, 5000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs } },
       CPU },
     { "gpu-like records", GPU_LIKE, "",
       { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
         { 0, 0, 1200, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_24 },
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
         { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key },
-        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs } } },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
