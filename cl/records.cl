@@ -221,43 +221,40 @@ __kernel void records_unkey(__global uchar *records, ulong record_size, ulong of
 }
 
 /*
- * dst[i] = src[min(indices[i], src_n - 1)] for elements of `words` 4-byte words each
- * (records_gather_words) or of `bytes` bytes (records_gather_bytes, for the other sizes),
- * one element per work-item, i in [first, first + get_global_size(0)) below n. 32-byte
- * records move as one vector: in this form POCL gathered them 1.6x faster than as two
- * vectors of 16 bytes (a switch over sizes, or every size by element index, lost it
- * again), and 3x faster than a unit per work-item.
+ * dst[i] = src[min(indices[i], src_n - 1)] for elements of `units` units of type each,
+ * one unit per work-item: unit g of the launch is unit g % units of element g / units,
+ * for g in [first, first + get_global_size(0)) below count (= n * units). The host picks
+ * the widest unit that divides the element's bytes: elements of one unit (4 to 32 bytes)
+ * take no division (32-byte records, gathered as two 16-byte units, took 3x longer on POCL
+ * than as one, records_gather_32).
  */
-__kernel void records_gather_words(__global const uint *indices, uint index_size, __global const uint *src,
-                                   ulong src_n, __global uint *dst, ulong words, ulong first, ulong n)
-{
-    const ulong i = first + get_global_id(0);
-    if (i >= n)
-        return;
-    const ulong from_index = min(word_at(indices, index_size, i), src_n - 1);
-    if (words == 8) {
-        vstore8(vload8(from_index, src), i, dst);
-        return;
+#define GATHER_KERNEL(name, type)                                                                              \
+    __kernel void name(__global const uint *indices, uint index_size, __global const type *src, ulong src_n, \
+                       __global type *dst, ulong units, ulong first, ulong count)                             \
+    {                                                                                                          \
+        const ulong g = first + get_global_id(0);                                                            \
+        if (g >= count)                                                                                        \
+            return;                                                                                            \
+        const ulong i = units == 1 ? g : g / units, unit = g - i * units;                                     \
+        const ulong from = min(word_at(indices, index_size, i), src_n - 1);                                     \
+        dst[g] = src[from * units + unit];                                                                     \
     }
-    __global const uint *from = src + from_index * words;
-    __global uint *to = dst + i * words;
-    if (words == 4) {
-        vstore4(vload4(0, from), 0, to);
-        return;
-    }
-    for (ulong w = 0; w < words; ++w)
-        to[w] = from[w];
-}
+GATHER_KERNEL(records_gather_1, uchar)
+GATHER_KERNEL(records_gather_4, uint)
+GATHER_KERNEL(records_gather_8, uint2)
+GATHER_KERNEL(records_gather_16, uint4)
 
-__kernel void records_gather_bytes(__global const uint *indices, uint index_size, __global const uchar *src,
-                                   ulong src_n, __global uchar *dst, ulong bytes, ulong first, ulong n)
+/* The same in units of 32 bytes, read and written as vectors of uints (uint8 elements would
+   assume 32-byte alignment, which an array of the host's need not have). */
+__kernel void records_gather_32(__global const uint *indices, uint index_size, __global const uint *src, ulong src_n,
+                                __global uint *dst, ulong units, ulong first, ulong count)
 {
-    const ulong i = first + get_global_id(0);
-    if (i >= n)
+    const ulong g = first + get_global_id(0);
+    if (g >= count)
         return;
-    __global const uchar *from = src + min(word_at(indices, index_size, i), src_n - 1) * bytes;
-    for (ulong b = 0; b < bytes; ++b)
-        dst[i * bytes + b] = from[b];
+    const ulong i = units == 1 ? g : g / units, unit = g - i * units;
+    const ulong from = min(word_at(indices, index_size, i), src_n - 1);
+    vstore8(vload8(from * units + unit, src), g, dst);
 }
 
 /*

@@ -49,7 +49,7 @@ extern "C" {
  * ------------------------------------------------------------------------------ */
 
 #define CLRADIX_VERSION_MAJOR 1
-#define CLRADIX_VERSION_MINOR 15
+#define CLRADIX_VERSION_MINOR 16
 #define CLRADIX_VERSION_PATCH 0
 /* One number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLRADIX_VERSION_NUMBER (CLRADIX_VERSION_MAJOR * 10000 + CLRADIX_VERSION_MINOR * 100 + CLRADIX_VERSION_PATCH)
@@ -585,12 +585,13 @@ CLRADIX_API clradix_status clradix_topk_rows_host(clradix_sorter *sorter, cl_com
  * as clradix_sort_keys moves keys (no temporaries but the sort's own, the same failure
  * guarantee). Otherwise a composite of 32 bits or less is sorted as 32-bit keys, of 64 or
  * less as 64-bit keys, by the pairs sort with the records' positions (so digits that do
- * not vary cost no pass); a wider one by its 64-bit words, the most significant first
- * (since 1.15): that word sorted with the positions, then for each next word only the runs
- * of records equal in the words so far, sorted by it (runs of up to 16 records at once,
- * longer ones by one segmented sort): random 128-bit keys cost about one sort of their
- * high word. (On a device that ends long loops early, Mesa's llvmpipe, word by word, least
- * significant first, as before 1.15.) clradix_sort_records then moves each record once, by a gather, except where
+ * not vary cost no pass); a wider one by its words, the most significant first (since
+ * 1.15; since 1.16 words of 32 bits cut from the top): that word sorted with the
+ * positions, then for each next word only the runs of records equal in the words so far,
+ * sorted by it (runs of up to 16 records at once, longer ones by one segmented sort):
+ * random 128-bit keys cost about one sort of their top 32 bits. (On a device that ends
+ * long loops early, Mesa's llvmpipe, by 64-bit words, least significant first, as before
+ * 1.15.) clradix_sort_records then moves each record once, by a gather, except where
  * cheaper: records of 4, 8 or 16 bytes move through the sorts as the values; records that
  * are their one-word key (fields covering every byte once, none in numpy's order) are
  * sorted as it and written back.

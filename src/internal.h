@@ -139,7 +139,7 @@ typedef struct radix_program {
     cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
     /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys, records written
        back from theirs; gathers of elements in units of 1, 4, 8 and 16 bytes */
-    cl_kernel records_key, records_key_runs, records_unkey, records_gather_words, records_gather_bytes;
+    cl_kernel records_key, records_key_runs, records_unkey, records_gather[5];
     /* composites of several words sorted by the most significant first (runs of equal words) */
     cl_kernel records_heads, records_runs, records_run_scan, records_run_offsets, records_run_fill;
     cl_kernel records_gather_pairs;  /* 128-bit keys with values */

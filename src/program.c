@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 47 };
+enum { KERNEL_COUNT = 50 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -88,8 +88,11 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->records_key, "records_key", RECORDS, 1, 1 },
         { &p->records_key_runs, "records_key_runs", RECORDS, 1, 1 },
         { &p->records_unkey, "records_unkey", RECORDS, 1, 1 },
-        { &p->records_gather_words, "records_gather_words", RECORDS, 1, 1 },
-        { &p->records_gather_bytes, "records_gather_bytes", RECORDS, 1, 1 },
+        { &p->records_gather[0], "records_gather_1", RECORDS, 1, 1 },
+        { &p->records_gather[1], "records_gather_4", RECORDS, 1, 1 },
+        { &p->records_gather[2], "records_gather_8", RECORDS, 1, 1 },
+        { &p->records_gather[3], "records_gather_16", RECORDS, 1, 1 },
+        { &p->records_gather[4], "records_gather_32", RECORDS, 1, 1 },
         { &p->records_heads, "records_heads", RECORDS, 1, 1 },
         { &p->records_runs, "records_runs", RECORDS, 1, 1 },
         { &p->records_run_scan, "records_run_scan", RECORDS, 1, 1 },

@@ -292,9 +292,13 @@ static void call_buffers_release(clradix_sorter *sorter, call_buffers *b)
 static cl_int enqueue_gather(chain *c, const radix_program *p, cl_mem indices, cl_uint index_size, cl_mem src,
                              cl_ulong src_n, cl_mem dst, size_t element_size, size_t n)
 {
-    const int by_words = element_size % 4 == 0;
-    const cl_kernel kernel = by_words ? p->records_gather_words : p->records_gather_bytes;
-    const cl_ulong units = by_words ? element_size / 4 : element_size, count = n;
+    const unsigned unit_log = element_size % 32 == 0 ? 4
+                            : element_size % 16 == 0 ? 3
+                            : element_size % 8 == 0 ? 2
+                            : element_size % 4 == 0 ? 1 : 0;
+    const size_t unit = unit_log ? (size_t)2 << unit_log : 1;
+    const cl_kernel kernel = p->records_gather[unit_log];
+    const cl_ulong units = element_size / unit, count = (cl_ulong)n * units;
     const size_t wg = p->params.scan_wg, launch = (size_t)1 << 30;  /* work-items per launch, at most */
     cl_int err = set_args(kernel, 5, ARG(indices), ARG(index_size), ARG(src), ARG(src_n), ARG(dst));
     if (err == CL_SUCCESS)
