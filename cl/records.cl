@@ -83,6 +83,27 @@ int eight_alone(__global const uchar *heads, uint i, uint n)
     return (i & 7) == 0 && i + 8 < n && all(vload8(0, heads + i) != (uchar8)0) && heads[i + 8];
 }
 
+/* The image of a whole aligned integer field (4 or 8 bytes) of record i: the common case,
+   on its own (POCL ran the general path below 1.5-2x slower). */
+ulong whole_field_image(__global const uchar *records, ulong record_size, uint i, ulong offset, uint bytes,
+                        ulong pos_xor, ulong neg_xor)
+{
+    __global const uchar *field = records + (ulong)i * record_size + offset;
+    const ulong key = bytes == 4 ? (ulong)*(__global const uint *)field : *(__global const ulong *)field;
+    return key ^ (key >> (8 * bytes - 1) ? neg_xor : pos_xor);
+}
+
+/* words[i] = part, or ORed into it (accumulate), as a word of word_bytes. */
+void store_part(__global uint *words, uint word_bytes, uint i, ulong part, uint accumulate)
+{
+    if (word_bytes == 4) {
+        words[i] = accumulate ? words[i] | (uint)part : (uint)part;
+    } else {
+        __global ulong *wide = (__global ulong *)words;
+        wide[i] = accumulate ? wide[i] | part : part;
+    }
+}
+
 /* The image of a field of record order[i] (from_order), else of record i (transform pos_xor,
    neg_xor, nan_above as in key_order.h). */
 ulong record_field_image(__global const uchar *records, ulong record_size, __global const uint *order,
@@ -111,20 +132,11 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
     const uint i = get_global_id(0);
     if (i >= n)
         return;
-    if (!from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above) {
-        /* The common case on its own (records in place, whole aligned integer fields): POCL
-           ran the general path below 1.5-2x slower. */
+    if (!from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above) {  /* records in place */
         if (order && !accumulate)
             put_word(order, order_size, i, i);
-        __global const uchar *field = records + (ulong)i * record_size + offset;
-        const ulong key = bytes == 4 ? (ulong)*(__global const uint *)field : *(__global const ulong *)field;
-        const ulong part = (key ^ (key >> (8 * bytes - 1) ? neg_xor : pos_xor)) >> right << left;
-        if (word_bytes == 4) {
-            words[i] = accumulate ? words[i] | (uint)part : (uint)part;
-        } else {
-            __global ulong *wide = (__global ulong *)words;
-            wide[i] = accumulate ? wide[i] | part : part;
-        }
+        const ulong image = whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor);
+        store_part(words, word_bytes, i, image >> right << left, accumulate);
         return;
     }
     if (order && !from_order && !accumulate)
@@ -160,22 +172,10 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
         for (uint i = eight; i < min(eight + 8, end); ++i) {
             if (heads[i] && (i + 1 == n || heads[i + 1]))
                 continue;
-            ulong image;
-            if (whole) {
-                __global const uchar *field = records + (ulong)i * record_size + offset;
-                const ulong key = bytes == 4 ? (ulong)*(__global const uint *)field : *(__global const ulong *)field;
-                image = key ^ (key >> (8 * bytes - 1) ? neg_xor : pos_xor);
-            } else {
-                image = record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes,
-                                           aligned, pos_xor, neg_xor, nan_above);
-            }
-            const ulong part = image >> right << left;
-            if (word_bytes == 4) {
-                words[i] = accumulate ? words[i] | (uint)part : (uint)part;
-            } else {
-                __global ulong *wide = (__global ulong *)words;
-                wide[i] = accumulate ? wide[i] | part : part;
-            }
+            const ulong image = whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
+                                      : record_field_image(records, record_size, order, order_size, from_order, i,
+                                                           offset, bytes, aligned, pos_xor, neg_xor, nan_above);
+            store_part(words, word_bytes, i, image >> right << left, accumulate);
         }
     }
 }
@@ -270,8 +270,8 @@ __kernel void records_gather_32(__global const uint *indices, uint index_size, _
  */
 /* heads[i]: record i starts a run: it did before (unless first), or its word differs from
    record i - 1's; counts[b]: the records of block b that do not (after the first word, none
-   where none continued a run before). Only records that did not start a run are read and
-   written after the first word (records_key left the others' words as they were). */
+   where none continued a run before). After the first word only records that did not start
+   a run are read and written (records_key_runs left the words of the others as they were). */
 __kernel void records_heads(__global uchar *heads, __global const uint *words, uint word_bytes, uint first, uint n,
                             __global uint *counts)
 {

@@ -154,16 +154,15 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
     return CLRADIX_SUCCESS;
 }
 
-/* The bits of word w that the sort takes: [word_first_bit, word_bits). */
-static unsigned word_bits(const record_plan *plan, unsigned w)
-{
-    (void)w;
-    return plan->words == 1 ? plan->total_bits : 8 * plan->word_bytes;
-}
-
+/* The bits of word w that its sort takes: [word_first_bit, word_end_bit). */
 static unsigned word_first_bit(const record_plan *plan, unsigned w)
 {
     return w == 0 ? plan->low_pad : 0;
+}
+
+static unsigned word_end_bit(const record_plan *plan)
+{
+    return plan->words == 1 ? plan->total_bits : 8 * plan->word_bytes;
 }
 
 /* A field's part in word w: its image shifted right by `right`, then left by `left`;
@@ -252,7 +251,6 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
 enum { CALL_WORDS = SCRATCH_KEYS, CALL_ORDER = SCRATCH_VALUES,
        CALL_COPY = SCRATCH_TABLE_ALL, CALL_HEADS = SCRATCH_PARTIALS, CALL_HEADS_2 = SCRATCH_PLAN,
        CALL_ENDS = SCRATCH_TOP, CALL_RUN_COUNTS = SCRATCH_JOBS, CALL_OFFSETS = SCRATCH_STATE };
-
 
 static size_t run_blocks(size_t n)
 {
@@ -353,7 +351,7 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     s.keys_size = n * plan->word_bytes;
     s.values_size = n * s.value_size;
     s.begin_bit = word_first_bit(plan, w);
-    s.end_bit = word_bits(plan, w);
+    s.end_bit = word_end_bit(plan);
     s.segmented = offsets != NULL;
     s.offsets = offsets;
     s.num_segments = offsets ? run_segments(n) : 0;
@@ -396,9 +394,9 @@ static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads, cl_m
     return err == CL_SUCCESS ? chain_kernel(c, p->records_run_scan, 1, 1) : err;
 }
 
-/* A word's runs (words: the word of each record in the current order): short runs sorted,
-   heads_out from heads_in, the words of records outside long runs 0 and the long runs'
-   segments in offsets. */
+/* A word's runs (words: the word of each record in the current order): short runs sorted
+   (their words then 0), heads_out from heads_in, the long runs' segments in offsets and
+   the words of records alone in their run 0 where a segment may hold them. */
 static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_uint word_bytes, cl_mem heads_in,
                            cl_mem heads_out, cl_mem values, size_t value_size, size_t n)
 {
@@ -563,8 +561,8 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
         bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 2) * 4;  /* a count per block, two totals */
         bytes[CALL_OFFSETS] = (run_segments(n) + 1) * 4;
     }
-    /* The sorts' temporaries (the sizes alone count there): the top word's, and the
-       segmented sort's of the others. */
+    /* The sorts' temporaries, one set for all of them (the sizes alone count there): the
+       top word's, or the segmented sort's of the others. */
     const sort_request widest = { .type = plan.word_bytes == 4 ? CLRADIX_U32 : CLRADIX_U64,
                                   .key_bytes = plan.word_bytes, .values = inner_values ? records : NULL,
                                   .value_size = inner_values, .n = n, .keys_size = n * plan.word_bytes,
@@ -818,7 +816,7 @@ static clradix_status order_records_host(clradix_sorter *sorter, cl_command_queu
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
         make_words(plan, w, records, record_size, order, index_size, n, words);
-        const clradix_options options = { word_first_bit(plan, w), word_bits(plan, w), 0 };
+        const clradix_options options = { word_first_bit(plan, w), word_end_bit(plan), 0 };
         status = clradix_sort_pairs_host(sorter, queue, type, words, order, index_size, n, &options);
     }
     free(words);
