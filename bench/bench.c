@@ -248,6 +248,7 @@ static void usage(FILE *f)
             "                      the row's median / the full sort's (0.1x: 10 times as fast)\n"
             "  --records SIZE:F    also sorts of records of SIZE bytes keyed by fields of types F, most\n"
             "                      significant first, one after another from byte 0 (16:u32, 32:u64,u64,f32;\n"
+            "                      a field's own distribution after a slash: 16:u64/few,u64;\n"
             "                      repeatable), at each n and distribution: clradix_sort_records\n"
             "                      (records/SPEC), clradix_argsort of the composite key then clradix_gather\n"
             "                      (key+gather/SPEC), and the plain sort of the composite's width, with the\n"
@@ -514,6 +515,15 @@ static int write_json(const char *path, const device_report *devices, int device
     return fclose(f) == 0;
 }
 
+/* text with the commas and quotes that would split a CSV field replaced by with. */
+static void csv_safe(char *out, size_t size, const char *text, char with)
+{
+    snprintf(out, size, "%s", text);
+    for (char *c = out; *c; ++c)
+        if (*c == ',' || *c == '"')
+            *c = with;
+}
+
 static int write_csv(const char *path, const device_report *devices)
 {
     FILE *f = fopen(path, "w");
@@ -525,13 +535,11 @@ static int write_csv(const char *path, const device_report *devices)
         const result *r = &results[i];
         if (r->runs == 0)
             continue;
-        char name[256];
-        snprintf(name, sizeof name, "%s", devices[r->device].name);
-        for (char *c = name; *c; ++c)
-            if (*c == ',' || *c == '"')
-                *c = ' ';
+        char name[256], impl[128];
+        csv_safe(name, sizeof name, devices[r->device].name, ' ');
+        csv_safe(impl, sizeof impl, r->impl, '+');  /* records/32:u64+u64+f32 */
         fprintf(f, "%d,%s,%s,%s,%zu,%zu,%s,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%u,%.1f,%d,%.4f\n",
-                devices[r->device].index, name, r->impl, type_name(r->type), r->value_size, r->n, dist_name(r->dist),
+                devices[r->device].index, name, impl, type_name(r->type), r->value_size, r->n, dist_name(r->dist),
                 r->runs, r->first_ms, r->median_ms, r->min_ms, r->max_ms, r->mkeys, r->gbps, r->copy_share, r->speedup,
                 r->passes, r->bytes_per_key, r->verified, r->outside);
     }

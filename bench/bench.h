@@ -117,15 +117,18 @@ unsigned executed_passes(clradix_key_type type, const void *keys, size_t n, unsi
 double bytes_per_key(clradix_key_type type, size_t value_size, size_t n, unsigned passes, const clradix_tuning *t);
 
 /* records.c, --records SIZE:FIELDS: records of SIZE bytes keyed by fields of the given types
-   (most significant first), one after another from byte 0; the rest random payload. */
+   (most significant first), one after another from byte 0; the rest random payload. A
+   field may name a distribution of its own (u64/few). */
 typedef struct record_spec {
     char text[64];           /* as given */
     size_t record_size;
     unsigned num_fields, key_bits;
     clradix_key_field fields[CLRADIX_MAX_FIELDS];
+    int own_dist[CLRADIX_MAX_FIELDS];  /* the field's keys from dist[f], not the run's */
+    bench_dist dist[CLRADIX_MAX_FIELDS];
 } record_spec;
 int parse_record_spec(const char *text, record_spec *spec);
-/* n records with each field drawn from d; NULL when out of memory. */
+/* n records with each field drawn from d (or its own distribution); NULL when out of memory. */
 unsigned char *make_records(const record_spec *spec, bench_dist d, size_t n, uint64_t seed);
 /* The ways timed: clradix_sort_records; clradix_argsort of the composite key then
    clradix_gather of the records (composites of 64 bits at most); the plain sort of the

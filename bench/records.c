@@ -24,8 +24,13 @@ int parse_record_spec(const char *text, record_spec *spec)
     size_t offset = 0;
     for (char *item = strtok(colon + 1, ","); item; item = strtok(NULL, ",")) {
         clradix_key_type type;
-        if (spec->num_fields == CLRADIX_MAX_FIELDS || !parse_type(item, &type))
+        char *slash = strchr(item, '/');  /* TYPE/DIST: the field's own distribution */
+        if (slash)
+            *slash = '\0';
+        const unsigned f = spec->num_fields;
+        if (f == CLRADIX_MAX_FIELDS || !parse_type(item, &type) || (slash && !parse_dist(slash + 1, &spec->dist[f])))
             return 0;
+        spec->own_dist[f] = slash != NULL;
         spec->fields[spec->num_fields++] = (clradix_key_field){ type, offset, 0 };
         spec->key_bits += 8 * type_bytes(type);
         offset += type_bytes(type);
@@ -108,7 +113,7 @@ unsigned char *make_records(const record_spec *spec, bench_dist d, size_t n, uin
     for (unsigned f = 0; f < spec->num_fields; ++f) {
         const clradix_key_field *field = &spec->fields[f];
         const unsigned bytes = type_bytes(field->type);
-        make_keys(field->type, d, n, seed + 1 + f, keys);
+        make_keys(field->type, spec->own_dist[f] ? spec->dist[f] : d, n, seed + 1 + f, keys);
         for (size_t i = 0; i < n; ++i)
             memcpy(records + i * spec->record_size + field->offset, keys + i * bytes, bytes);
     }
