@@ -137,8 +137,9 @@ typedef struct radix_program {
     /* PROGRAM_TOPK (cl/topk.cl) */
     cl_kernel topk_sample, topk_range_count, topk_range_plan, topk_hist, topk_plan, topk_split, topk_count;
     cl_kernel topk_pick, topk_chunk_counts, topk_chunk_scan, topk_gather, topk_rows_select, topk_write;
-    /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys, records written
-       back from theirs; gathers of elements in units of 1, 4, 8 and 16 bytes */
+    /* PROGRAM_RECORDS (cl/records.cl): a word of records' composite keys (of all records, or
+       of those in runs), records written back from theirs; gathers of elements in units of
+       1, 4, 8, 16 and 32 bytes */
     cl_kernel records_key, records_key_runs, records_unkey, records_gather[5];
     /* composites of several words sorted by the most significant first (runs of equal words) */
     cl_kernel records_heads, records_runs, records_run_scan, records_run_offsets, records_run_fill;

@@ -127,6 +127,7 @@ clradix_status scratch_of_request(clradix_sorter *sorter, const sort_request *re
     for (int i = 0; i < SCRATCH_SLOTS; ++i)
         if (bytes[i] > sorter->limits.max_alloc)
             return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    memory_make_room(sorter, scratch_total(bytes));  /* the pool's idle sets go first, as for scratch_for */
     *s = request->scratch;
     return status_from_cl(scratch_reserve(sorter, *s, bytes));
 }
