@@ -75,12 +75,18 @@ uint continuing(__global const uint *counts, uint n)
     return counts[run_blocks(n) + 1];
 }
 
+/* Whether records i .. i + 7 each start a run (their heads set). */
+int eight_heads(__global const uchar *heads, uint i)
+{
+    return all(vload8(0, heads + i) != (uchar8)0);
+}
+
 /* Whether records i .. i + 7 are each alone in their run (heads of i .. i + 8 set; i a
    multiple of 8): the scans of heads step over most records of random keys 8 at a time (3x
    faster on POCL), and try only at every eighth record (in long runs the tries cost 1.8x). */
 int eight_alone(__global const uchar *heads, uint i, uint n)
 {
-    return (i & 7) == 0 && i + 8 < n && all(vload8(0, heads + i) != (uchar8)0) && heads[i + 8];
+    return (i & 7) == 0 && i + 8 < n && eight_heads(heads, i) && heads[i + 8];
 }
 
 /* The image of a whole aligned integer field (4 or 8 bytes) of record i: the common case,
@@ -141,9 +147,9 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
     }
     if (order && !from_order && !accumulate)
         put_word(order, order_size, i, i);
-    const ulong part = record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes,
-                                          aligned, pos_xor, neg_xor, nan_above) >> right << left;
-    put_word(words, word_bytes, i, accumulate ? word_at(words, word_bytes, i) | part : part);
+    const ulong image = record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes,
+                                           aligned, pos_xor, neg_xor, nan_above);
+    store_part(words, word_bytes, i, image >> right << left, accumulate);
 }
 
 /*
@@ -281,7 +287,7 @@ __kernel void records_heads(__global uchar *heads, __global const uint *words, u
     uint count = 0;
     const uint end = min(begin + RUN_BLOCK, n);  /* (RUN_BLOCK: a multiple of 8) */
     for (uint eight = begin; (first || continuing(counts, n)) && eight < end; eight += 8) {
-        if (!first && eight + 8 <= end && all(vload8(0, heads + eight) != (uchar8)0))
+        if (!first && eight + 8 <= end && eight_heads(heads, eight))
             continue;  /* eight heads already */
         for (uint i = eight; i < min(eight + 8, end); ++i) {
             if (first || !heads[i])

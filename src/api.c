@@ -118,8 +118,8 @@ int overlap(const buffer_span *a, size_t a_bytes, const buffer_span *b, size_t b
 
 /* Checks the queue, wait list and buffers of a device-buffer call whose type, range and
    value size are already in r. */
-static clradix_status check_device_call(const clradix_sorter *sorter, cl_command_queue queue, cl_uint num_wait,
-                                        const cl_event *wait_list, const sort_request *r)
+clradix_status check_device_call(const clradix_sorter *sorter, cl_command_queue queue, cl_uint num_wait,
+                                 const cl_event *wait_list, const sort_request *r)
 {
     clradix_status status = check_queue(sorter, queue);
     if (status == CLRADIX_SUCCESS)

@@ -349,6 +349,10 @@ clradix_status check_sizes(sort_request *r);
 clradix_status check_index_size(size_t index_size);
 clradix_status check_queue(const clradix_sorter *sorter, cl_command_queue queue);
 clradix_status check_wait_list(const clradix_sorter *sorter, cl_uint count, const cl_event *events);
+/* The queue, wait list and buffers of a device-buffer call (keys, written unless argsort;
+   values if any, written, not overlapping them; offsets if any, only read) of r's sizes. */
+clradix_status check_device_call(const clradix_sorter *sorter, cl_command_queue queue, cl_uint num_wait,
+                                 const cl_event *wait_list, const sort_request *r);
 /* A buffer's root buffer and offset in it (sub-buffers), to tell overlaps. */
 typedef struct buffer_span {
     cl_mem root;

@@ -513,17 +513,10 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     if (status == CLRADIX_SUCCESS
         && (!size_mul(n, record_size, &records_size) || !size_mul(n, argsort ? index_size : 0, &indices_size)))
         status = CLRADIX_ERROR_INVALID_ARGUMENT;
+    const sort_request buffers = { .keys = records, .keys_size = records_size, .argsort = argsort,
+                                   .values = argsort ? indices : NULL, .values_size = indices_size };
     if (status == CLRADIX_SUCCESS)
-        status = check_queue(sorter, queue);
-    if (status == CLRADIX_SUCCESS)
-        status = check_wait_list(sorter, num_wait, wait_list);
-    buffer_span record_span = { 0 }, index_span = { 0 };
-    if (status == CLRADIX_SUCCESS)
-        status = check_buffer(sorter, records, records_size, !argsort, &record_span);
-    if (status == CLRADIX_SUCCESS && argsort)
-        status = check_buffer(sorter, indices, indices_size, 1, &index_span);
-    if (status == CLRADIX_SUCCESS && argsort && overlap(&record_span, records_size, &index_span, indices_size))
-        status = CLRADIX_ERROR_INVALID_BUFFER;
+        status = check_device_call(sorter, queue, num_wait, wait_list, &buffers);
     sort_request as_keys;
     if (status == CLRADIX_SUCCESS && request_as_keys(sorter, &plan, record_size, n, index_size, argsort, &as_keys)) {
         as_keys.keys = records;
@@ -656,16 +649,8 @@ clradix_status wide_keys_device(clradix_sorter *sorter, cl_command_queue queue, 
     size_t keys_size, values_size;
     if (!size_mul(n, 16, &keys_size) || !size_mul(n, value_size, &values_size))
         return CLRADIX_ERROR_INVALID_ARGUMENT;
-    status = check_queue(sorter, queue);
-    if (status == CLRADIX_SUCCESS)
-        status = check_wait_list(sorter, num_wait, wait_list);
-    buffer_span key_span = { 0 }, value_span = { 0 };
-    if (status == CLRADIX_SUCCESS)
-        status = check_buffer(sorter, keys, keys_size, 1, &key_span);
-    if (status == CLRADIX_SUCCESS)
-        status = check_buffer(sorter, values, values_size, 1, &value_span);
-    if (status == CLRADIX_SUCCESS && overlap(&key_span, keys_size, &value_span, values_size))
-        status = CLRADIX_ERROR_INVALID_BUFFER;
+    const sort_request buffers = { .keys = keys, .keys_size = keys_size, .values = values, .values_size = values_size };
+    status = check_device_call(sorter, queue, num_wait, wait_list, &buffers);
     radix_program *p = NULL;
     if (status == CLRADIX_SUCCESS && n > 0)
         status = records_program(sorter, &p);

@@ -154,7 +154,7 @@ def _sorted_copy(sorter, a, order):
 def _bytes_copy(flat):
     """A copy of the 1-D structured array flat, made as bytes where it is contiguous
     (numpy copies structured arrays field by field: 5x slower for two uint32 fields)."""
-    if not flat.flags.c_contiguous or flat.dtype.hasobject:
+    if not flat.flags.c_contiguous:
         return np.array(flat, copy=True)
     return flat.view(np.uint8).copy().view(flat.dtype)
 
