@@ -61,7 +61,9 @@ void put_word(__global uint *words, uint word_bytes, ulong i, ulong word)
    blocks of RUN_BLOCK records taken per work-item. counts holds a number per block, then
    the long runs in all (counts[blocks]) and the records that continue a run of the words so
    far (counts[blocks + 1]): where none does, no later word has anything to sort, and the
-   kernels of the later words return at once. */
+   kernels of the later words return at once. counts[blocks + 2]: the lowest word so far
+   that varies within a run (records_key_runs'); the runs of a word that varies in none
+   stay as they were, and its sort has no segment (a u64 field of few values: its low half). */
 #define SHORT_RUN 16
 #define RUN_BLOCK 4096
 
@@ -73,6 +75,12 @@ uint run_blocks(uint n)
 uint continuing(__global const uint *counts, uint n)
 {
     return counts[run_blocks(n) + 1];
+}
+
+/* Whether word `word` varies within a run (after its records_key_runs). */
+uint word_varies(__global const uint *counts, uint n, uint word)
+{
+    return counts[run_blocks(n) + 2] == word;
 }
 
 /* Whether records i .. i + 7 each start a run (their heads set). */
@@ -164,26 +172,39 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
                                uint order_size, uint from_order, ulong offset, uint bytes, uint aligned, uint left,
                                uint right, ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate,
                                __global uint *words, uint word_bytes, uint n, __global const uchar *heads,
-                               __global const uint *counts)
+                               __global uint *counts, uint word)
 {
     if (!continuing(counts, n))
         return;
     const int whole = !from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above;  /* as in records_key */
+#define RECORD_PART(i)                                                                                         \
+    ((whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)                        \
+            : record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes, aligned, \
+                                 pos_xor, neg_xor, nan_above)) >> right << left)
     /* a multiple of 8 records per work-item, 8 at a time */
     const uint per = ((n + get_global_size(0) - 1) / get_global_size(0) + 7) & ~7u, begin = get_global_id(0) * per;
     const uint end = min(begin + per, n);
+    /* before: the part of the record before the next one made (of its run where that one
+       continues it); varies: whether a record's part differs from the one before in its run */
+    ulong before = begin < n && !heads[begin] ? RECORD_PART(begin - 1) : 0;
+    uint varies = 0;
     for (uint eight = begin; eight < end; eight += 8) {
         if (eight_alone(heads, eight, n))
             continue;
         for (uint i = eight; i < min(eight + 8, end); ++i) {
             if (heads[i] && (i + 1 == n || heads[i + 1]))
                 continue;
-            const ulong image = whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
-                                      : record_field_image(records, record_size, order, order_size, from_order, i,
-                                                           offset, bytes, aligned, pos_xor, neg_xor, nan_above);
-            store_part(words, word_bytes, i, image >> right << left, accumulate);
+            const ulong part = RECORD_PART(i);
+            store_part(words, word_bytes, i, part, accumulate);
+            if (!varies) {  /* (then no more tests) */
+                varies = !heads[i] && part != before;
+                before = part;
+            }
         }
     }
+#undef RECORD_PART
+    if (varies)
+        atomic_min(counts + run_blocks(n) + 2, word);
 }
 
 /*
@@ -277,15 +298,25 @@ __kernel void records_gather_32(__global const uint *indices, uint index_size, _
 /* heads[i]: record i starts a run: it did before (unless first), or its word differs from
    record i - 1's; counts[b]: the records of block b that do not (after the first word, none
    where none continued a run before). After the first word only records that did not start
-   a run are read and written (records_key_runs left the words of the others as they were). */
+   a run are read and written (records_key_runs left the words of the others as they were),
+   and where the word varies in no run (word_varies), the heads stay and are only counted.
+   The first word's also marks no word varying yet. */
 __kernel void records_heads(__global uchar *heads, __global const uint *words, uint word_bytes, uint first, uint n,
-                            __global uint *counts)
+                            __global uint *counts, uint word)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
+    if (first && b == 0)
+        counts[run_blocks(n) + 2] = UINT_MAX;
     if (begin >= n)
         return;
     uint count = 0;
     const uint end = min(begin + RUN_BLOCK, n);  /* (RUN_BLOCK: a multiple of 8) */
+    if (!first && continuing(counts, n) && !word_varies(counts, n, word)) {
+        for (uint i = begin; i < end; ++i)
+            count += !heads[i];
+        counts[b] = count;
+        return;
+    }
     for (uint eight = begin; (first || continuing(counts, n)) && eight < end; eight += 8) {
         if (!first && eight + 8 <= end && eight_heads(heads, eight))
             continue;  /* eight heads already */
@@ -338,18 +369,37 @@ void sort_short_run(__global uint *words, uint word_bytes, __global uint *values
     }
 }
 
-/* Record i of a long run: it ends the run where the next record starts one (or there is
-   none). Returns whether it ends it. */
-uint long_run_record(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends, uint i, uint n)
+/* Whether records i + 1 .. i + 8 each continue a run (their heads clear). */
+int eight_continue(__global const uchar *heads, uint i)
 {
-    const uint end = i + 1 == n || heads_in[i + 1];
-    heads_out[i] = heads_in[i];
-    ends[i] = end;
-    return end;
+    return !any(vload8(0, heads + i + 1) != (uchar8)0);
+}
+
+/* Records of a long run from *i (which is one) to the run's end or `last`: heads_out from
+   heads_in, ends where the next record starts a run (or there is none), eight at a time
+   where none ends (2x faster on POCL). Returns how many end it; *i is past them. */
+uint long_run_records(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends, uint *i,
+                      uint last, uint n)
+{
+    uint count = 0, at = *i;
+    do {
+        if (at + 9 <= last && eight_continue(heads_in, at)) {
+            vstore8(vload8(0, heads_in + at), 0, heads_out + at);
+            vstore8((uchar8)0, 0, ends + at);
+            at += 8;
+        } else {
+            const uint end = at + 1 == n || heads_in[at + 1];
+            heads_out[at] = heads_in[at];
+            ends[at++] = end;
+            count += end;
+        }
+    } while (at < last && !heads_in[at]);
+    *i = at;
+    return count;
 }
 
 /*
- * One block of records: each run that starts in it sorted at once where it is short
+ * One block of records of word `word`: each run that starts in it sorted at once where it is short
  * (records past the block included), its records' ends noted where it is long (those in the
  * block), and the records at the block's start that continue a run begun before: the ends
  * of a long one (a short one is its first block's). counts[b]: the long runs that end in
@@ -357,7 +407,7 @@ uint long_run_record(__global const uchar *heads_in, __global uchar *heads_out, 
  */
 __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends,
                            __global uint *words, uint word_bytes, __global uint *values, uint value_words,
-                           __global uint *counts, uint n)
+                           __global uint *counts, uint n, uint word)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
     if (begin >= n)
@@ -367,6 +417,12 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
         return;
     }
     const uint last = min(begin + RUN_BLOCK, n);
+    if (!word_varies(counts, n, word)) {  /* the runs stay, none to sort */
+        for (uint i = begin; i < last; ++i)
+            heads_out[i] = heads_in[i];
+        counts[b] = 0;
+        return;
+    }
     uint count = 0, i = begin;
     if (!heads_in[begin]) {
         uint start = begin, back = 0;  /* heads_in[0] is set */
@@ -374,10 +430,11 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
             --start;
             ++back;
         }
-        const uint is_long = !heads_in[start] || run_length(heads_in, start, n) > SHORT_RUN;
-        for (; i < last && !heads_in[i]; ++i)
-            if (is_long)
-                count += long_run_record(heads_in, heads_out, ends, i, n);
+        if (!heads_in[start] || run_length(heads_in, start, n) > SHORT_RUN)
+            count += long_run_records(heads_in, heads_out, ends, &i, last, n);
+        else
+            while (i < last && !heads_in[i])
+                ++i;
     }
     while (i < last) {  /* a run starts at i */
         if (i + 8 <= last && eight_alone(heads_in, i, n)) {
@@ -388,9 +445,7 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
         }
         const uint length = run_length(heads_in, i, n);
         if (length > SHORT_RUN) {
-            do
-                count += long_run_record(heads_in, heads_out, ends, i, n);
-            while (++i < last && !heads_in[i]);
+            count += long_run_records(heads_in, heads_out, ends, &i, last, n);
         } else if (length > 1) {
             sort_short_run(words, word_bytes, values, value_words, heads_out, ends, i, length);
             i += length;
@@ -429,7 +484,12 @@ __kernel void records_run_offsets(__global const uchar *heads_in, __global const
     if (begin >= n || counts[b] == long_runs)  /* no long run ends here or after (ends maybe stale) */
         return;
     uint k = counts[b];
-    for (uint i = begin; i < min(begin + RUN_BLOCK, n); ++i) {
+    const uint last = min(begin + RUN_BLOCK, n);
+    for (uint i = begin; i < last; ++i) {
+        if (i + 9 <= last && eight_continue(heads_in, i)) {
+            i += 7;  /* none ends a run (the next continues it), none alone */
+            continue;
+        }
         if (ends[i])
             offsets[++k] = i + 1;
         if (heads_in[i] && (i + 1 == n || heads_in[i + 1]))

@@ -226,8 +226,9 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
     cl_int err = set_args(kernel, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes), ARG(by_order));
     if (err == CL_SUCCESS)
         err = set_args_at(kernel, 14, 3, ARG(words), ARG(word_bytes), ARG(n32));
+    const cl_uint word = w;
     if (err == CL_SUCCESS && heads)
-        err = set_args_at(kernel, 17, 2, ARG(heads), ARG(counts));
+        err = set_args_at(kernel, 17, 3, ARG(heads), ARG(counts), ARG(word));
     for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
         unsigned right, left;
         if (!field_part(plan, f, w, &right, &left))
@@ -378,15 +379,15 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     return status;
 }
 
-/* The heads of the runs of the words so far, with the word in words (records_heads; first:
+/* The heads of the runs of the words so far, with word w in words (records_heads; first:
    the first word), and in counts the records that continue a run. */
 static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads, cl_mem words, cl_uint word_bytes,
-                            cl_uint first, cl_mem counts, size_t n)
+                            cl_uint first, cl_mem counts, size_t n, unsigned w)
 {
-    const cl_uint n32 = (cl_uint)n, blocks = (cl_uint)run_blocks(n), continuing = blocks + 1;
+    const cl_uint n32 = (cl_uint)n, blocks = (cl_uint)run_blocks(n), continuing = blocks + 1, word = w;
     const size_t wg = p->params.scan_wg;
-    cl_int err = set_args(p->records_heads, 6, ARG(heads), ARG(words), ARG(word_bytes), ARG(first), ARG(n32),
-                          ARG(counts));
+    cl_int err = set_args(p->records_heads, 7, ARG(heads), ARG(words), ARG(word_bytes), ARG(first), ARG(n32),
+                          ARG(counts), ARG(word));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_heads, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
@@ -394,19 +395,19 @@ static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads, cl_m
     return err == CL_SUCCESS ? chain_kernel(c, p->records_run_scan, 1, 1) : err;
 }
 
-/* A word's runs (words: the word of each record in the current order): short runs sorted
-   (their words then 0), heads_out from heads_in, the long runs' segments in offsets and
-   the words of records alone in their run 0 where a segment may hold them. */
+/* The runs of word w (words: the word of each record in the current order): short runs
+   sorted (their words then 0), heads_out from heads_in, the long runs' segments in offsets
+   and the words of records alone in their run 0 where a segment may hold them. */
 static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_uint word_bytes, cl_mem heads_in,
-                           cl_mem heads_out, cl_mem values, size_t value_size, size_t n)
+                           cl_mem heads_out, cl_mem values, size_t value_size, size_t n, unsigned w)
 {
     const cl_mem words = b->buffer[CALL_WORDS], ends = b->buffer[CALL_ENDS];
     const cl_mem counts = b->buffer[CALL_RUN_COUNTS], offsets = b->buffer[CALL_OFFSETS];
     const cl_uint n32 = (cl_uint)n, value_words = (cl_uint)(value_size / 4), blocks = (cl_uint)run_blocks(n);
-    const cl_uint segments = (cl_uint)run_segments(n);
+    const cl_uint segments = (cl_uint)run_segments(n), word = w;
     const size_t wg = p->params.scan_wg;
-    cl_int err = set_args(p->records_runs, 9, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words), ARG(word_bytes),
-                          ARG(values), ARG(value_words), ARG(counts), ARG(n32));
+    cl_int err = set_args(p->records_runs, 10, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words),
+                          ARG(word_bytes), ARG(values), ARG(value_words), ARG(counts), ARG(n32), ARG(word));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_runs, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
@@ -445,17 +446,18 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
     if (status == CLRADIX_SUCCESS)
         status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, NULL, n, sorts);
     if (status == CLRADIX_SUCCESS)
-        status = status_from_cl(enqueue_heads(c, p, heads, words, plan->word_bytes, 1, counts, n));
+        status = status_from_cl(enqueue_heads(c, p, heads, words, plan->word_bytes, 1, counts, n, top));
     for (unsigned w = top; w-- > 0 && status == CLRADIX_SUCCESS;) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, order, value_size, !move_records,
                                              words, heads, counts));
         if (status == CLRADIX_SUCCESS)
-            status = status_from_cl(enqueue_runs(c, p, b, plan->word_bytes, heads, heads_next, values, value_size, n));
+            status = status_from_cl(
+                enqueue_runs(c, p, b, plan->word_bytes, heads, heads_next, values, value_size, n, w));
         if (status == CLRADIX_SUCCESS)
             status =
                 enqueue_word_sort(sorter, c, plan, w, words, values, value_size, b->buffer[CALL_OFFSETS], n, sorts);
         if (status == CLRADIX_SUCCESS && w > 0)
-            status = status_from_cl(enqueue_heads(c, p, heads_next, words, plan->word_bytes, 0, counts, n));
+            status = status_from_cl(enqueue_heads(c, p, heads_next, words, plan->word_bytes, 0, counts, n, w));
         const cl_mem swap = heads;
         heads = heads_next;
         heads_next = swap;
@@ -551,7 +553,7 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     bytes[CALL_COPY] = by_gather ? records_size : 0;
     if (by_words) {
         bytes[CALL_HEADS] = bytes[CALL_HEADS_2] = bytes[CALL_ENDS] = n;
-        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 2) * 4;  /* a count per block, two totals */
+        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 3) * 4;  /* a count per block, two totals, a word */
         bytes[CALL_OFFSETS] = (run_segments(n) + 1) * 4;
     }
     /* The sorts' temporaries, one set for all of them (the sizes alone count there): the

@@ -113,7 +113,9 @@ END_TEST
    words of 16 values (long runs), all equal, runs of exactly 16 and 17 (the short runs'
    limit) and of about 9 (both kinds) over blocks of 4096 records, random; three words with
    ties in the first two; four u32 fields; one run, of the two last records, in the wrong
-   order (the only record that continues a run is the last). The low words repeat often too. */
+   order (the only record that continues a run is the last); one run whose third word
+   changes once, where a work-item of records_key_runs starts (a mutation that misses the
+   change sorts by the last word alone). The low words repeat often too. */
 START_TEST(test_runs_of_equal_words)
 {
     enum { N = 20000 };
@@ -122,7 +124,8 @@ START_TEST(test_runs_of_equal_words)
     const clradix_key_field four[] = { { CLRADIX_U32, 12, 0 }, { CLRADIX_I32, 8, 1 }, { CLRADIX_U32, 4, 0 },
                                        { CLRADIX_U32, 0, 0 } };
     const char *const names[] = { "16 high words", "one high word", "runs of 16 and 17", "runs of about 9",
-                                  "random high words", "three words", "four u32 fields", "one run at the end" };
+                                  "random high words", "three words", "four u32 fields", "one run at the end",
+                                  "a word differs once" };
     char msg[512];
     for (unsigned c = 0; c < sizeof names / sizeof names[0]; ++c) {
         const size_t record_size = c == 5 ? 24 : 16;
@@ -140,7 +143,7 @@ START_TEST(test_runs_of_equal_words)
             for (size_t i = 0; i < N; ++i) {
                 const uint64_t draw = rng_next(&state);
                 unsigned char *r = records + (c == 2 ? place[i] : i) * record_size;
-                uint64_t high = c == 0 ? draw % 16 : c == 1 ? 7 : c == 3 ? draw % (N / 9) : draw;
+                uint64_t high = c == 0 ? draw % 16 : c == 1 || c == 8 ? 7 : c == 3 ? draw % (N / 9) : draw;
                 if (c == 2)  /* runs of exactly 16, then of 17 */
                     high = i < N / 2 ? i / 16 : ((uint64_t)1 << 40) + i / 17;
                 if (c == 5 || c == 6)  /* few values of the first two words' fields */
@@ -152,6 +155,8 @@ START_TEST(test_runs_of_equal_words)
                     memcpy(r, &(uint64_t){ N - i }, 8);
                 if (c == 5)
                     memcpy(r, &(uint64_t){ draw >> 40 & 3 }, 8);
+                if (c == 8)  /* (2560: a multiple of the records per work-item on every device here) */
+                    memcpy(r, &(uint64_t){ (i < 2560 ? 0 : (uint64_t)9 << 32) | i % 7 }, 8);
             }
             const int failed = records_check(&dev, (records_call)call, records, record_size, N,
                                              c == 5 ? three : c == 6 ? four : u128, c == 5 ? 3 : c == 6 ? 4 : 2, 4,
