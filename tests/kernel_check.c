@@ -43,7 +43,7 @@ typedef struct record_step {
     records_call call;
     size_t record_size;
     unsigned num_fields;
-    clradix_key_field fields[3];
+    clradix_key_field fields[5];
 } record_step;
 
 enum { MAX_STEPS = 10 };
@@ -119,9 +119,10 @@ static const record_step record_as_key = { RECORDS_DEVICE_SORT, 4, 2, { { CLRADI
 static const record_step record_runs = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX_U8, 15, 0 }, { CLRADIX_U64, 0, 1 } } };
 /* A top word of 16 bits' worth (a field twice) over a few thousand records: most alone in
    their run, a few dozen pairs (the scans that step over eight records at once, and the
-   kernels of the words below). */
-static const record_step record_few_runs = { RECORDS_DEVICE_SORT, 16, 3,
-                                             { { CLRADIX_U16, 14, 0 }, { CLRADIX_U16, 14, 1 }, { CLRADIX_U64, 0, 1 } } };
+   kernels of the words below); the next word the same, so that it varies within no run. */
+static const record_step record_few_runs = { RECORDS_DEVICE_SORT, 16, 5,
+                                             { { CLRADIX_U16, 14, 0 }, { CLRADIX_U16, 14, 1 }, { CLRADIX_U16, 14, 0 },
+                                               { CLRADIX_U16, 14, 1 }, { CLRADIX_U64, 0, 1 } } };
 
 static const check_case cases[] = {
     /* Each shape's cases in one process (oclgrind's start and its compile of a program
