@@ -166,7 +166,10 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
  * work-item taking as many records one after another (the host launches far fewer than n:
  * POCL spent 4 ms on 2^24 work-items that had nothing to do, and 3x longer with a record
  * every get_global_size(0)); none where no record continues a run. A record alone in its
- * run keeps its word: records_run_offsets makes it 0 where a segment may hold it.
+ * run keeps its word: records_run_offsets makes it 0 where a segment may hold it. Where a
+ * record's part differs from the one before it in its run, counts[blocks + 2] becomes at
+ * most `word` (word_varies). Parts are compared whole: their bits above the word are the
+ * field's in the words above, the same within a run (masking them cost POCL 1.5x).
  */
 __kernel void records_key_runs(__global const uchar *records, ulong record_size, __global const uint *order,
                                uint order_size, uint from_order, ulong offset, uint bytes, uint aligned, uint left,
@@ -185,7 +188,7 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
     const uint per = ((n + get_global_size(0) - 1) / get_global_size(0) + 7) & ~7u, begin = get_global_id(0) * per;
     const uint end = min(begin + per, n);
     /* before: the part of the record before the next one made (of its run where that one
-       continues it); varies: whether a record's part differs from the one before in its run */
+       continues it), until a difference is found */
     ulong before = begin < n && !heads[begin] ? RECORD_PART(begin - 1) : 0;
     uint varies = 0;
     for (uint eight = begin; eight < end; eight += 8) {
