@@ -97,6 +97,13 @@ int eight_alone(__global const uchar *heads, uint i, uint n)
     return (i & 7) == 0 && i + 8 < n && eight_heads(heads, i) && heads[i + 8];
 }
 
+/* Whether a field is read by whole_field_image: a whole aligned integer field (4 or 8
+   bytes, no numpy-order float) of records in place (not through order). */
+int whole_field(uint from_order, uint aligned, uint bytes, ulong nan_above)
+{
+    return !from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above;
+}
+
 /* The image of a whole aligned integer field (4 or 8 bytes) of record i: the common case,
    on its own (POCL ran the general path below 1.5-2x slower). */
 ulong whole_field_image(__global const uchar *records, ulong record_size, uint i, ulong offset, uint bytes,
@@ -146,7 +153,7 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
     const uint i = get_global_id(0);
     if (i >= n)
         return;
-    if (!from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above) {  /* records in place */
+    if (whole_field(from_order, aligned, bytes, nan_above)) {
         if (order && !accumulate)
             put_word(order, order_size, i, i);
         const ulong image = whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor);
@@ -179,7 +186,7 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
 {
     if (!continuing(counts, n))
         return;
-    const int whole = !from_order && aligned && (bytes == 4 || bytes == 8) && !nan_above;  /* as in records_key */
+    const int whole = whole_field(from_order, aligned, bytes, nan_above);
 #define RECORD_PART(i)                                                                                         \
     ((whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)                        \
             : record_field_image(records, record_size, order, order_size, from_order, i, offset, bytes, aligned, \
@@ -402,11 +409,11 @@ uint long_run_records(__global const uchar *heads_in, __global uchar *heads_out,
 }
 
 /*
- * One block of records of word `word`: each run that starts in it sorted at once where it is short
- * (records past the block included), its records' ends noted where it is long (those in the
- * block), and the records at the block's start that continue a run begun before: the ends
- * of a long one (a short one is its first block's). counts[b]: the long runs that end in
- * the block.
+ * One block of records of word `word`: each run that starts in it sorted at once where it
+ * is short (records past the block included), its records' ends noted where it is long
+ * (those in the block), and the records at the block's start that continue a run begun
+ * before: the ends of a long one (a short one is its first block's). counts[b]: the long
+ * runs that end in the block.
  */
 __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends,
                            __global uint *words, uint word_bytes, __global uint *values, uint value_words,

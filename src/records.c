@@ -379,12 +379,13 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     return status;
 }
 
-/* The heads of the runs of the words so far, with word w in words (records_heads; first:
-   the first word), and in counts the records that continue a run. */
-static cl_int enqueue_heads(chain *c, const radix_program *p, cl_mem heads, cl_mem words, cl_uint word_bytes,
-                            cl_uint first, cl_mem counts, size_t n, unsigned w)
+/* The heads of the runs of the words so far, with word w of the plan in words
+   (records_heads; the top word's first), and in counts the records that continue a run. */
+static cl_int enqueue_heads(chain *c, const radix_program *p, const record_plan *plan, unsigned w, cl_mem heads,
+                            cl_mem words, cl_mem counts, size_t n)
 {
     const cl_uint n32 = (cl_uint)n, blocks = (cl_uint)run_blocks(n), continuing = blocks + 1, word = w;
+    const cl_uint word_bytes = plan->word_bytes, first = w == plan->words - 1;
     const size_t wg = p->params.scan_wg;
     cl_int err = set_args(p->records_heads, 7, ARG(heads), ARG(words), ARG(word_bytes), ARG(first), ARG(n32),
                           ARG(counts), ARG(word));
@@ -446,7 +447,7 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
     if (status == CLRADIX_SUCCESS)
         status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, NULL, n, sorts);
     if (status == CLRADIX_SUCCESS)
-        status = status_from_cl(enqueue_heads(c, p, heads, words, plan->word_bytes, 1, counts, n, top));
+        status = status_from_cl(enqueue_heads(c, p, plan, top, heads, words, counts, n));
     for (unsigned w = top; w-- > 0 && status == CLRADIX_SUCCESS;) {
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, order, value_size, !move_records,
                                              words, heads, counts));
@@ -457,7 +458,7 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
             status =
                 enqueue_word_sort(sorter, c, plan, w, words, values, value_size, b->buffer[CALL_OFFSETS], n, sorts);
         if (status == CLRADIX_SUCCESS && w > 0)
-            status = status_from_cl(enqueue_heads(c, p, heads_next, words, plan->word_bytes, 0, counts, n, w));
+            status = status_from_cl(enqueue_heads(c, p, plan, w, heads_next, words, counts, n));
         const cl_mem swap = heads;
         heads = heads_next;
         heads_next = swap;

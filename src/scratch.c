@@ -89,6 +89,16 @@ void scratch_return(clradix_sorter *sorter, scratch *s, cl_event last_use)
     scratch_free(sorter, s);
 }
 
+/* Each of bytes within the device's largest allocation: checked before anything of the
+   caller's is touched. */
+static int within_max_alloc(const clradix_sorter *sorter, const size_t bytes[SCRATCH_SLOTS])
+{
+    for (int i = 0; i < SCRATCH_SLOTS; ++i)
+        if (bytes[i] > sorter->limits.max_alloc)
+            return 0;
+    return 1;
+}
+
 cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS])
 {
     cl_ulong total = 0;
@@ -99,12 +109,8 @@ cl_ulong scratch_total(const size_t bytes[SCRATCH_SLOTS])
 
 clradix_status scratch_for(clradix_sorter *sorter, const size_t bytes[SCRATCH_SLOTS], scratch **out)
 {
-    /* Each buffer within the device's largest allocation, all of them within its memory
-       (or the sorter's memory limit): checked before anything of the caller's is touched. */
-    for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        if (bytes[i] > sorter->limits.max_alloc)
-            return CLRADIX_ERROR_OUT_OF_RESOURCES;
-    if (scratch_total(bytes) > device_budget(sorter))
+    /* All of them within the device's memory (or the sorter's memory limit) too. */
+    if (!within_max_alloc(sorter, bytes) || scratch_total(bytes) > device_budget(sorter))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;
     memory_make_room(sorter, scratch_total(bytes));  /* (this sort may grow an idle set instead) */
     pthread_mutex_lock(&sorter->lock);
@@ -124,9 +130,8 @@ clradix_status scratch_of_request(clradix_sorter *sorter, const sort_request *re
 {
     if (!request->scratch)
         return scratch_for(sorter, bytes, s);
-    for (int i = 0; i < SCRATCH_SLOTS; ++i)
-        if (bytes[i] > sorter->limits.max_alloc)
-            return CLRADIX_ERROR_OUT_OF_RESOURCES;
+    if (!within_max_alloc(sorter, bytes))
+        return CLRADIX_ERROR_OUT_OF_RESOURCES;
     memory_make_room(sorter, scratch_total(bytes));  /* the pool's idle sets go first, as for scratch_for */
     *s = request->scratch;
     return status_from_cl(scratch_reserve(sorter, *s, bytes));

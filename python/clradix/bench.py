@@ -230,6 +230,7 @@ def main(argv=None):
         sys.stdout.flush()
 
     for dtype in dtypes:
+        byte_strings = np.dtype(dtype).kind == "S"  # numpy arrays only, no top-k
         if matrix:
             m = make_keys(dtype, matrix[0] * matrix[1], seed=3, dist=args.dist).reshape(matrix)
             by_rows, by_columns = np.sort(m, axis=-1, kind="stable"), np.argsort(m, axis=0, kind="stable")
@@ -248,7 +249,7 @@ def main(argv=None):
                 ("clradix argsort(axis=0)", "columns", lambda: clradix.argsort(m, axis=0, sorter=sorter), columns_same),
                 ("numpy argsort(axis=0, stable)", "columns", lambda: np.argsort(m, axis=0, kind="stable"),
                  columns_same)])
-            if 0 < args.topk <= matrix[1] and np.dtype(dtype).kind != "S":  # the k smallest of every row
+            if 0 < args.topk <= matrix[1] and not byte_strings:  # the k smallest of every row
                 k = args.topk
                 rows_k = by_rows[:, :k]
 
@@ -273,7 +274,7 @@ def main(argv=None):
             rows = [("clradix, numpy arrays", "host", lambda: clradix.sort(keys, sorter=sorter), same),
                     ("numpy.sort(kind='stable')", "host", lambda: np.sort(keys, kind="stable"), same),
                     ("numpy.sort() (quicksort)", "host", lambda: np.sort(keys), same)]
-            if queue is not None and np.dtype(dtype).kind != "S":  # byte strings: numpy arrays only
+            if queue is not None and not byte_strings:
                 d = cla.to_device(queue, keys)
 
                 def clradix_device():
@@ -304,7 +305,7 @@ def main(argv=None):
 
                     rows.append(("pyopencl RadixSort", "device", pyopencl_radix, lambda r: same(r.get())))
             report(dtype, n, n, rows)
-            if 0 < args.topk <= n and np.dtype(dtype).kind != "S":
+            if 0 < args.topk <= n and not byte_strings:
                 k = args.topk
                 smallest = reference[:k]
 
