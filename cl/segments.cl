@@ -6,7 +6,8 @@
  * are binned by size on the device into lists, one per class:
  *   tiny    up to TINY_N keys: one work-item each, ranked by counting in private memory;
  *   local   up to SMALL_N keys: one work-group each, sorted in local memory;
- *   medium  up to medium_n keys (a kernel argument, about a core's cache): one work-group
+ *   medium  up to medium_n keys (a kernel argument, about a core's cache), or a large
+ *           job of up to long_medium_n whose digits are even (seg_decide): one work-group
  *           each, digit passes between the job's ranges of the two buffers;
  *   large   the rest: all large jobs of a level are partitioned together, every job cut
  *           into blocks that work-groups count and scatter in parallel (as a global pass),
@@ -730,9 +731,10 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
  * it partitions by that digit, whose counts seg_histogram has put in the table (chosen[j]
  * = 0). Only lower ones: the job goes unmoved to the next level with the bits above its
  * highest that varies dropped, to be counted there (chosen[j] = NO_DIGIT, as for a done
- * job).
+ * job). A job of up to long_medium_n keys whose digits are even (not split by value) is
+ * sorted by the passes of a medium job instead (segments.c says where that pays).
  */
-__kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, uint copy_chunk,
+__kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, uint long_medium_n, uint copy_chunk,
                          __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen
                          SPLIT_ARGS)
 {
@@ -756,13 +758,21 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
        the job on unmoved, as one whose top digit does not vary */
     const uint end = DIGIT_END(j, job.z);
     uint pick = varying && highest < end && highest >= top_digit_shift(begin_bit, end) ? 0 : NO_DIGIT;
+    int by_value = 0;
 #ifdef SPLIT_BY_VALUE
-    if (varying && splits[SPLIT_WORDS * j])
+    by_value = splits[SPLIT_WORDS * j] != 0;
+    if (varying && by_value)
         pick = 0;  /* by value, whichever bits vary */
 #endif
+    /* even digits (no split by value) of a job within long_medium_n: a medium job after all */
+    const int passes = varying && job.y - job.x <= long_medium_n && !by_value;
+    if (passes)
+        pick = NO_DIGIT;
     chosen[j] = pick;
     if (!varying)  /* done: only where it lies may need a copy */
         emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, begin_bit, job.w, medium_n, copy_chunk);
+    else if (passes)
+        emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, highest + 1, job.w, long_medium_n, copy_chunk);
     else if (pick == NO_DIGIT)  /* still large: to the next level, unmoved (by digit, if the sample misled) */
         emit_job(LIST_PASS, level + 1, job.x, job.y, begin_bit, highest + 1, job.w | (highest + 1 == job.z ? BY_DIGITS : 0),
                  medium_n, copy_chunk);

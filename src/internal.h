@@ -34,6 +34,7 @@ typedef struct radix_params {
     unsigned medium_n;       /* most keys of a segment one work-group sorts by passes of its own (host side only) */
     unsigned local_n;        /* the engine's SMALL_N: most keys of a segment sorted in local memory (0: small_n) */
     unsigned topk_sort;      /* a flat top-k of k >= n / topk_sort keys: a full sort's prefix (0: never; host only) */
+    unsigned long_medium_n;  /* medium_n for keys of up to 32 bits where jobs are many (0: none; host only) */
 } radix_params;
 
 /* How flat sorts of more than SMALL_N keys run: LSD passes over the whole array, or one

@@ -28,6 +28,7 @@ static size_t state_words(unsigned most_passes)
 typedef struct engine_plan {
     cl_uint segments;       /* level-0 jobs: num_segments, or 1 for a flat sort */
     cl_uint medium_n;       /* largest medium job */
+    cl_uint long_medium_n;  /* largest large job that becomes medium where its digits are even */
     cl_uint copy_chunk;     /* largest copy job */
     cl_uint cap;            /* capacity of the tiny, local, medium and copy lists */
     cl_uint cap_large;      /* capacity of one level's large list */
@@ -76,6 +77,19 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     size_t medium = q->medium_n > q->small_n ? q->medium_n : q->small_n;
     while (medium > q->small_n && loops_medium_job(q, r->key_bytes, medium) > allowed)
         medium /= 2;  /* medium jobs that one work-group's loops can finish */
+    /* A large job of keys of up to 32 bits (4 passes of 8-bit digits) whose digits are even
+       (not split by value) becomes medium up to long_medium_n keys (the CPU row's 2^20)
+       where there are enough such jobs to go round the compute units twice: the passes of
+       one work-group sort it faster than a partition and local sorts there, but not one
+       such job alone (one core), nor 64-bit keys (8 passes), nor few distinct keys (the
+       passes of every digit, where a partition finds its buckets constant: 16 values in
+       segments of 2^20 with 16-byte values were 1.23x slower on Intel's runtime). */
+    const size_t units = sorter->limits.compute_units ? sorter->limits.compute_units : 1, share = n / (2 * units);
+    size_t long_medium = medium;
+    if (r->end_bit - r->begin_bit <= 32 && q->long_medium_n > medium && share > medium)
+        long_medium = share < q->long_medium_n ? share : q->long_medium_n;
+    while (long_medium > medium && loops_medium_job(q, r->key_bytes, long_medium) > allowed)
+        long_medium /= 2;
     if (medium < SEGMENT_TINY_N)
         medium = SEGMENT_TINY_N;
     /* Copies in pieces that one work-group's loops finish, and few pieces per job (one
@@ -112,6 +126,7 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
         return 0;
     plan->segments = (cl_uint)segments;
     plan->medium_n = (cl_uint)medium;
+    plan->long_medium_n = (cl_uint)(long_medium > medium ? long_medium : medium);
     plan->copy_chunk = (cl_uint)copy_chunk;
     plan->cap = (cl_uint)cap;
     plan->cap_large = (cl_uint)cap_large;
@@ -124,9 +139,9 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     const cl_ulong block_loops = loops_engine_block(q, r->key_bytes, block_len);
     const size_t below_medium = q->small_n > SEGMENT_TINY_N ? q->small_n : SEGMENT_TINY_N;
     const size_t local_jobs = q->small_n ? n / (SEGMENT_TINY_N + 1) : 0;
-    const size_t medium_jobs = medium > below_medium ? n / (below_medium + 1) : 0;
+    const size_t medium_jobs = plan->long_medium_n > below_medium ? n / (below_medium + 1) : 0;
     const cl_ulong local_loops = q->small_n ? loops_small_sort(q, r->key_bytes, q->small_n) : 0;
-    const cl_ulong medium_loops = loops_medium_job(q, r->key_bytes, medium);
+    const cl_ulong medium_loops = loops_medium_job(q, r->key_bytes, plan->long_medium_n);
     const cl_ulong copy_loops = 3 + groups_for(copy_chunk, q->scan_wg);
     plan->block_groups =
         levels ? job_groups(max_blocks, max_groups, max_blocks * block_loops, block_loops, allowed) : 1;
@@ -240,11 +255,11 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_decide, 11, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
-                       ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(plan->copy_chunk), ARG(b->job_blocks),
-                       ARG(b->bits), ARG(b->chosen));
+        err = set_args(p->seg_decide, 12, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
+                       ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(plan->long_medium_n),
+                       ARG(plan->copy_chunk), ARG(b->job_blocks), ARG(b->bits), ARG(b->chosen));
     if (err == CL_SUCCESS && by_value)
-        err = set_args_at(p->seg_decide, 11, 2, ARG(b->splits), ARG(b->cells));
+        err = set_args_at(p->seg_decide, 12, 2, ARG(b->splits), ARG(b->cells));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_decide, groups_for(plan->cap_large, q->scan_wg), q->scan_wg);
     if (err == CL_SUCCESS)

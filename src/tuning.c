@@ -21,6 +21,7 @@ typedef struct row_params {
     unsigned medium_n;        /* MEDIUM_N: most keys of a segment that one work-group sorts by passes of its own */
     unsigned local_n;         /* LOCAL_N: most keys of a segment sorted in local memory, a power of two (0: SMALL_N) */
     unsigned topk_sort;       /* TOPK_SORT: a flat top-k of k >= n / TOPK_SORT keys: a full sort's prefix (0: never) */
+    unsigned long_medium_n;   /* LONG_MEDIUM_N: medium_n for keys of up to 32 bits where jobs are many (0: none) */
 } row_params;
 
 typedef struct tuning_row {
@@ -33,7 +34,8 @@ typedef struct tuning_row {
 } tuning_row;
 
 /* Fields: radix_bits, work_group_size, keys_per_item, rank_bits, groups_per_unit,
-   hist_copies, fused (1 no, 2 yes), small_n (1: none); strategy, medium_n, local_n, topk_sort. */
+   hist_copies, fused (1 no, 2 yes), small_n (1: none); strategy, medium_n, local_n, topk_sort,
+   long_medium_n. */
 static const tuning_row tuning_table[] = {
     /* CPUs: one work-item per group and compute unit, each streaming a long block in tiles
        that fit the caches; POCL runs a work-group on one thread. Flat sorts partition
@@ -41,11 +43,14 @@ static const tuning_row tuning_table[] = {
        POCL basic, in one run each; docs/performance.md): segments of up to 2^17 keys (two copies of
        32-bit keys in 1 MiB) in local memory, which is cached memory there, larger ones
        partitioned again. A top-k always selects: a full argsort's prefix was slower at every
-       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Measured on POCL 3.1.
+       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Large jobs of keys
+       of up to 32 bits whose digits are even are sorted by the passes of one work-group up to
+       2^20 keys where there are enough of them to go round the cores twice (segments of 2^18
+       at 2^24 keys: 2x faster than partitioning them; segments.c). Measured on POCL 3.1.
        Local memory is cached memory there, as much as the tiles want (POCL 512 KiB, Intel's
        runtime 256 KiB); CPU devices with less run work-items as SIMD lanes (below). */
     { NULL, CL_DEVICE_TYPE_CPU, NULL, 128 * 1024,
-      { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0 }, "CPUs" },
+      { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0, 1048576 }, "CPUs" },
     /* GPUs: 8-bit digits, each tile's digit ranked in one round (rank_digits in cl/common.cl:
        packed per-work-item counters, a raking scan), 32 keys per work-item held in private
        memory: the counters cost a tile RADIX / 2 words per work-item, so they must be
@@ -57,25 +62,25 @@ static const tuning_row tuning_table[] = {
        variants use smaller tiles where they must: docs/tuning.md lists them. Flat sorts by
        LSD passes, segments of up to 2^14 keys one work-group's; a top-k of a quarter of the
        keys or more by a full sort's prefix. Not yet measured on a GPU. */
-    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4 },
+    { "NVIDIA", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4, 0 },
       "NVIDIA GPUs" },
     { "Advanced Micro Devices", CL_DEVICE_TYPE_GPU, NULL, 0,
-      { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4 }, "AMD GPUs" },
-    { "Intel", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4 },
+      { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4, 0 }, "AMD GPUs" },
+    { "Intel", CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 128, 32, 8, 8, 4, 1, 4096 }, STRATEGY_LSD, 16384, 0, 4, 0 },
       "Intel GPUs" },
     /* Other GPUs (32 KiB: Mali, Adreno, Apple): 64 work-items, the counters of half the
        digits at once beside tiles of 2048 keys (counted as the rows above: 128 work-items
        left 64-bit keys tiles of half the size). */
-    { NULL, CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 64, 32, 8, 8, 2, 1, 2048 }, STRATEGY_LSD, 8192, 0, 4 }, "other GPUs" },
+    { NULL, CL_DEVICE_TYPE_GPU, NULL, 0, { { 8, 64, 32, 8, 8, 2, 1, 2048 }, STRATEGY_LSD, 8192, 0, 4, 0 }, "other GPUs" },
     /* CPUs with little local memory, which run a work-group's work-items as the lanes of
        SIMD instructions (Mesa's llvmpipe: 8 lanes of 32 bits, 32 KiB): one group of 8 at
        a time, large tiles ranked in one round, LSD passes (at 2^20 u32 keys 2x faster than
        partitioning first, and 8 work-items 1.2-1.4x faster than 16 or 32; rusticl 22.3,
        one run each). */
-    { NULL, CL_DEVICE_TYPE_CPU, NULL, 0, { { 8, 8, 128, 8, 1, 1, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4 },
+    { NULL, CL_DEVICE_TYPE_CPU, NULL, 0, { { 8, 8, 128, 8, 1, 1, 1, 1024 }, STRATEGY_LSD, 8192, 0, 4, 0 },
       "CPUs with little local memory" },
     /* Anything else: small, conservative shape. */
-    { NULL, CL_DEVICE_TYPE_ALL, NULL, 0, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0, 4 },
+    { NULL, CL_DEVICE_TYPE_ALL, NULL, 0, { { 4, 64, 4, 4, 4, 2, 1, 256 }, STRATEGY_LSD, 4096, 0, 4, 0 },
       "any other device" },
 };
 
@@ -96,6 +101,7 @@ static const struct { const char *name; size_t offset; } tuning_fields[] = {
     { "MEDIUM_N", offsetof(row_params, medium_n) },
     { "LOCAL_N", offsetof(row_params, local_n) },
     { "TOPK_SORT", offsetof(row_params, topk_sort) },
+    { "LONG_MEDIUM_N", offsetof(row_params, long_medium_n) },
 };
 enum { TUNING_FIELDS = sizeof tuning_fields / sizeof tuning_fields[0], PUBLIC_FIELDS = 8 };
 
@@ -153,6 +159,8 @@ static clradix_status apply_overrides(const row_params *over, size_t fields, row
             *tuning_field(row, f) = tuning_value(over, f);
     if (t->small_n && !(fields > PUBLIC_FIELDS && over->local_n))
         row->local_n = 0;  /* a SMALL_N of one's own is the engine's too, unless LOCAL_N is given */
+    if (fields > PUBLIC_FIELDS && over->medium_n && !over->long_medium_n)
+        row->long_medium_n = 0;  /* a MEDIUM_N of one's own holds for every job, unless LONG_MEDIUM_N is given */
     if (t->rank_bits && t->rank_bits > row->t.radix_bits)
         return CLRADIX_ERROR_INVALID_ARGUMENT;
     if (row->t.rank_bits > row->t.radix_bits)
@@ -214,6 +222,7 @@ static void params_from(const row_params *row, const device_limits *limits, radi
     params->medium_n = row->medium_n;
     params->local_n = row->local_n;
     params->topk_sort = row->topk_sort;
+    params->long_medium_n = row->long_medium_n;
 }
 
 clradix_status tuning_select(const device_limits *limits, cl_device_id device, const clradix_tuning *tuning,
@@ -230,7 +239,7 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
 
     const char *env = getenv("CLRADIX_TUNING");
     if (env && *env) {
-        row_params from_env = { { 0 }, 0, 0, 0, 0 };
+        row_params from_env = { { 0 }, 0, 0, 0, 0, 0 };
         clradix_status status = parse_tuning(env, &from_env);
         if (status == CLRADIX_SUCCESS)
             status = apply_overrides(&from_env, TUNING_FIELDS, &chosen);
@@ -238,7 +247,7 @@ clradix_status tuning_select(const device_limits *limits, cl_device_id device, c
             return status;
     }
     if (tuning) {
-        row_params from_caller = { *tuning, 0, 0, 0, 0 };
+        row_params from_caller = { *tuning, 0, 0, 0, 0, 0 };
         clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
         if (status != CLRADIX_SUCCESS)
             return status;
@@ -405,7 +414,7 @@ clradix_status clradix_testing_fit(const clradix_tuning *row, cl_ulong local_mem
                                    unsigned key_bytes, unsigned value_bytes, clradix_tuning *shape,
                                    unsigned *counter_digits, size_t *local_bytes)
 {
-    row_params chosen = tuning_table[0].params, from_caller = { *row, 0, 0, 0, 0 };
+    row_params chosen = tuning_table[0].params, from_caller = { *row, 0, 0, 0, 0, 0 };
     clradix_status status = apply_overrides(&from_caller, PUBLIC_FIELDS, &chosen);
     if (status != CLRADIX_SUCCESS)
         return status;

@@ -61,6 +61,8 @@ typedef struct check_case {
    length 1, tiny, local, medium and (under the lower MEDIUM_N) large. */
 static const size_t mix[] = { 0, 1, 17, 2, 64, 65, 300, 1025, 16, 0, 700, 5 };
 enum { MIX = sizeof mix / sizeof mix[0] };
+/* Large segments (past MEDIUM_N=512) of up to n / 4 keys, and one longer. */
+static const size_t long_mix[MIX] = { 600, 3, 0, 2500, 40, 700, 1, 17, 0, 5, 64, 650 };
 
 /* 64-bit keys at GPU shapes sort bits 40 .. 64 (three passes): every kernel of their
    variants runs, without oclgrind simulating five more passes of the same code by hundreds
@@ -206,6 +208,12 @@ static const check_case cases[] = {
         { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix },
         { CLRADIX_U32, DIST_SEQUENTIAL, 1, PAIRS(DEVICE, 4), { 0 }, mix } },  /* medium jobs a line at a time */
       ENGINE },
+    /* Large segments of even digits that become medium jobs (LONG_MEDIUM_N: those of up to
+       n / (2 x compute units) keys) next to one that is partitioned. */
+    { "own engine long segments", OWN_ENGINE, "",
+      { { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(DEVICE, 16), { 0 }, long_mix },
+        { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 0, 0, 1 }, long_mix } },
+      ENGINE ",LONG_MEDIUM_N=4096" },
     /* Skewed keys on a shape of one work-item: the engine splits them by value (seg_sample,
        its tables, and buckets that fall back to digits: the 4-bit digits keep the sample
        small, 256 keys). */

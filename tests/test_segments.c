@@ -117,7 +117,7 @@ START_TEST(test_shapes_of_work)
 END_TEST
 
 /* The device's own thresholds: segments in local memory, medium, and large ones that are
-   partitioned (levels), next to tiny ones. */
+   partitioned (levels), next to tiny ones; long segments. */
 START_TEST(test_real_sizes)
 {
     open_dev(NULL);
@@ -136,6 +136,12 @@ START_TEST(test_real_sizes)
        line at a time. */
     ck_assert_msg(!segments_case(&dev, &big_calls[c], big_types[c], DIST_SEQUENTIAL, lengths, 10, 1, 0, NULL, 60 + c, NULL,
                                  msg, sizeof msg), "own thresholds, sequential keys, call %d: %s", c, msg);
+    /* Long segments of keys of up to 32 bits: on the CPU row with two compute units, those of
+       up to n / 4 keys are medium (LONG_MEDIUM_N), the longer ones partitioned. */
+    static const clradix_key_type long_types[] = { CLRADIX_U32, CLRADIX_F32, CLRADIX_U16 };
+    const size_t long_lengths[] = { 262144, 7, 200000, 140000, 300001, 0, 5000 };
+    ck_assert_msg(!segments_case(&dev, &big_calls[c], long_types[c], DIST_RANDOM, long_lengths, 7, 2, 3, NULL, 70 + c,
+                                 NULL, msg, sizeof msg), "own thresholds, long segments, call %d: %s", c, msg);
     close_dev();
 }
 END_TEST
