@@ -7,7 +7,7 @@
  *   tiny    up to TINY_N keys: one work-item each, ranked by counting in private memory;
  *   local   up to SMALL_N keys: one work-group each, sorted in local memory;
  *   medium  up to medium_n keys (a kernel argument, about a core's cache), or a large
- *           job of up to long_medium_n whose digits are even (seg_decide): one work-group
+ *           job of up to long_medium_n keys of many digits (seg_decide): one work-group
  *           each, digit passes between the job's ranges of the two buffers;
  *   large   the rest: all large jobs of a level are partitioned together, every job cut
  *           into blocks that work-groups count and scatter in parallel (as a global pass),
@@ -731,12 +731,12 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
  * it partitions by that digit, whose counts seg_histogram has put in the table (chosen[j]
  * = 0). Only lower ones: the job goes unmoved to the next level with the bits above its
  * highest that varies dropped, to be counted there (chosen[j] = NO_DIGIT, as for a done
- * job). A job of up to long_medium_n keys whose digits are even (not split by value) is
+ * job). A job of up to long_medium_n keys split by digit in which most digits occur is
  * sorted by the passes of a medium job instead (segments.c says where that pays).
  */
 __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, uint long_medium_n, uint copy_chunk,
-                         __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen
-                         SPLIT_ARGS)
+                         __global const uint2 *job_blocks, __global const radix_key *bits, __global uint *chosen,
+                         __global const uint *table SPLIT_ARGS)
 {
     const uint j = get_global_id(0);
     if (j >= list_count(state, STATE_LARGE_COUNT(level), cap_large))
@@ -764,8 +764,18 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
     if (varying && by_value)
         pick = 0;  /* by value, whichever bits vary */
 #endif
-    /* even digits (no split by value) of a job within long_medium_n: a medium job after all */
-    const int passes = varying && job.y - job.x <= long_medium_n && !by_value;
+    /* A job within long_medium_n split by its top digit, not by value, in which most of that
+       digit's values occur (not a few distinct keys, whose buckets a partition finds
+       constant where passes would move every key once per digit): a medium job after all. */
+    uint present = 0;
+    if (pick == 0 && !by_value && job.y - job.x <= long_medium_n)
+        for (uint d = 0; d < RADIX; ++d) {
+            uint any_key = 0;
+            for (uint k = 0; k < jb.y; ++k)
+                any_key |= table[jb.x * RADIX + d * jb.y + k];
+            present += any_key != 0;
+        }
+    const int passes = present >= RADIX / 2;
     if (passes)
         pick = NO_DIGIT;
     chosen[j] = pick;

@@ -77,19 +77,21 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     size_t medium = q->medium_n > q->small_n ? q->medium_n : q->small_n;
     while (medium > q->small_n && loops_medium_job(q, r->key_bytes, medium) > allowed)
         medium /= 2;  /* medium jobs that one work-group's loops can finish */
-    /* A large job of keys of up to 32 bits (4 passes of 8-bit digits) whose digits are even
-       (not split by value) becomes medium up to long_medium_n keys (the CPU row's 2^20)
-       where there are enough such jobs to go round the compute units twice: the passes of
-       one work-group sort it faster than a partition and local sorts there, but not one
-       such job alone (one core), nor 64-bit keys (8 passes), nor few distinct keys (the
-       passes of every digit, where a partition finds its buckets constant: 16 values in
-       segments of 2^20 with 16-byte values were 1.23x slower on Intel's runtime). */
+    /* A large job of keys of up to 32 bits (4 passes of 8-bit digits) split by digit, in
+       which most of its top digit's values occur, becomes medium up to long_medium_n keys
+       (the CPU row's 2^21) where there are enough such jobs to go round the compute units
+       twice (seg_decide): the passes of one work-group sort it faster than a partition and
+       local sorts there, but not one such job alone (one core), nor 64-bit keys (8 passes),
+       nor few distinct keys (a pass per digit, where a partition finds its buckets
+       constant: 16 values in segments of 2^20 were 1.3x slower on Intel's runtime). */
     const size_t units = sorter->limits.compute_units ? sorter->limits.compute_units : 1, share = n / (2 * units);
+    /* long_medium_n counts keys of up to 12 bytes with their values; wider ones take as many
+       bytes (u32 keys with 16-byte values: 2^20 keys 1.05x faster, 2^21 1.06x slower) */
+    const size_t element = r->key_bytes + r->value_size;
+    const size_t most = element > 12 ? (size_t)q->long_medium_n * 12 / element : q->long_medium_n;
     size_t long_medium = medium;
-    if (r->end_bit - r->begin_bit <= 32 && q->long_medium_n > medium && share > medium)
-        long_medium = share < q->long_medium_n ? share : q->long_medium_n;
-    while (long_medium > medium && loops_medium_job(q, r->key_bytes, long_medium) > allowed)
-        long_medium /= 2;
+    if (!budgeted && r->end_bit - r->begin_bit <= 32 && most > medium && share > medium)
+        long_medium = share < most ? share : most;  /* (seg_decide's loops are not budgeted) */
     if (medium < SEGMENT_TINY_N)
         medium = SEGMENT_TINY_N;
     /* Copies in pieces that one work-group's loops finish, and few pieces per job (one
@@ -255,11 +257,11 @@ static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan 
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_decide, 12, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
+        err = set_args(p->seg_decide, 13, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large),
                        ARG(level), ARG(k->begin_bit), ARG(plan->medium_n), ARG(plan->long_medium_n),
-                       ARG(plan->copy_chunk), ARG(b->job_blocks), ARG(b->bits), ARG(b->chosen));
+                       ARG(plan->copy_chunk), ARG(b->job_blocks), ARG(b->bits), ARG(b->chosen), ARG(b->table));
     if (err == CL_SUCCESS && by_value)
-        err = set_args_at(p->seg_decide, 12, 2, ARG(b->splits), ARG(b->cells));
+        err = set_args_at(p->seg_decide, 13, 2, ARG(b->splits), ARG(b->cells));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_decide, groups_for(plan->cap_large, q->scan_wg), q->scan_wg);
     if (err == CL_SUCCESS)

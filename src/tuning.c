@@ -45,12 +45,12 @@ static const tuning_row tuning_table[] = {
        partitioned again. A top-k always selects: a full argsort's prefix was slower at every
        k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Large jobs of keys
        of up to 32 bits whose digits are even are sorted by the passes of one work-group up to
-       2^20 keys where there are enough of them to go round the cores twice (segments of 2^18
-       at 2^24 keys: 2x faster than partitioning them; segments.c). Measured on POCL 3.1.
+       2^21 keys where there are enough of them to go round the cores twice (segments of 2^18
+       at 2^24 keys: 1.7-1.8x faster than partitioning them; of 2^21, 1.0-1.25x; segments.c). Measured on POCL 3.1.
        Local memory is cached memory there, as much as the tiles want (POCL 512 KiB, Intel's
        runtime 256 KiB); CPU devices with less run work-items as SIMD lanes (below). */
     { NULL, CL_DEVICE_TYPE_CPU, NULL, 128 * 1024,
-      { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0, 1048576 }, "CPUs" },
+      { { 8, 1, 65536, 8, 1, 1, 2, 65536 }, STRATEGY_PARTITION, 131072, 131072, 0, 2097152 }, "CPUs" },
     /* GPUs: 8-bit digits, each tile's digit ranked in one round (rank_digits in cl/common.cl:
        packed per-work-item counters, a raking scan), 32 keys per work-item held in private
        memory: the counters cost a tile RADIX / 2 words per work-item, so they must be

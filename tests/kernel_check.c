@@ -208,7 +208,7 @@ static const check_case cases[] = {
         { CLRADIX_F32, DIST_RANDOM, 1, ARGSORT(DEVICE, 4), { 3, 30, 0 }, mix },
         { CLRADIX_U32, DIST_SEQUENTIAL, 1, PAIRS(DEVICE, 4), { 0 }, mix } },  /* medium jobs a line at a time */
       ENGINE },
-    /* Large segments of even digits that become medium jobs (LONG_MEDIUM_N: those of up to
+    /* Large segments of random keys that become medium jobs (LONG_MEDIUM_N: those of up to
        n / (2 x compute units) keys) next to one that is partitioned. */
     { "own engine long segments", OWN_ENGINE, "",
       { { CLRADIX_U32, DIST_RANDOM, 1, PAIRS(DEVICE, 16), { 0 }, long_mix },
