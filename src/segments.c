@@ -28,7 +28,7 @@ static size_t state_words(unsigned most_passes)
 typedef struct engine_plan {
     cl_uint segments;       /* level-0 jobs: num_segments, or 1 for a flat sort */
     cl_uint medium_n;       /* largest medium job */
-    cl_uint long_medium_n;  /* largest large job that becomes medium where its digits are even */
+    cl_uint long_medium_n;  /* largest large job that becomes medium where it holds most digits */
     cl_uint copy_chunk;     /* largest copy job */
     cl_uint cap;            /* capacity of the tiny, local, medium and copy lists */
     cl_uint cap_large;      /* capacity of one level's large list */
@@ -78,15 +78,14 @@ static cl_ulong plan_engine(const clradix_sorter *sorter, const radix_program *p
     while (medium > q->small_n && loops_medium_job(q, r->key_bytes, medium) > allowed)
         medium /= 2;  /* medium jobs that one work-group's loops can finish */
     /* A large job of keys of up to 32 bits (4 passes of 8-bit digits) split by digit, in
-       which most of its top digit's values occur, becomes medium up to long_medium_n keys
-       (the CPU row's 2^21) where there are enough such jobs to go round the compute units
-       twice (seg_decide): the passes of one work-group sort it faster than a partition and
-       local sorts there, but not one such job alone (one core), nor 64-bit keys (8 passes),
-       nor few distinct keys (a pass per digit, where a partition finds its buckets
-       constant: 16 values in segments of 2^20 were 1.3x slower on Intel's runtime). */
+       which most of its top digit's values occur, becomes medium (seg_decide) up to
+       long_medium_n keys of up to 12 bytes with their values, wider ones as many bytes, where
+       such jobs go round the compute units twice: the passes of one work-group sort it
+       faster than a partition and local sorts there, but not one such job alone (one core),
+       64-bit keys (8 passes), few distinct keys (a pass per digit, where a partition finds
+       its buckets constant: 16 values in segments of 2^20, 1.3x slower on Intel's runtime),
+       nor u32 keys with 16-byte values in segments of 2^21 (1.06x slower). */
     const size_t units = sorter->limits.compute_units ? sorter->limits.compute_units : 1, share = n / (2 * units);
-    /* long_medium_n counts keys of up to 12 bytes with their values; wider ones take as many
-       bytes (u32 keys with 16-byte values: 2^20 keys 1.05x faster, 2^21 1.06x slower) */
     const size_t element = r->key_bytes + r->value_size;
     const size_t most = element > 12 ? (size_t)q->long_medium_n * 12 / element : q->long_medium_n;
     size_t long_medium = medium;

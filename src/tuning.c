@@ -43,10 +43,10 @@ static const tuning_row tuning_table[] = {
        POCL basic, in one run each; docs/performance.md): segments of up to 2^17 keys (two copies of
        32-bit keys in 1 MiB) in local memory, which is cached memory there, larger ones
        partitioned again. A top-k always selects: a full argsort's prefix was slower at every
-       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Large jobs of keys
-       of up to 32 bits whose digits are even are sorted by the passes of one work-group up to
-       2^21 keys where there are enough of them to go round the cores twice (segments of 2^18
-       at 2^24 keys: 1.7-1.8x faster than partitioning them; of 2^21, 1.0-1.25x; segments.c). Measured on POCL 3.1.
+       k (2^24 u32 keys, k = n / 4: 2.4x the select's time; n / 2: 1.3x). Large jobs of
+       random 32-bit keys are sorted by the passes of one work-group up to 2^21 keys where
+       they go round the cores twice (segments of 2^18 at 2^24 keys: 1.6-1.8x faster than
+       partitioning them; segments.c). Measured on POCL 3.1.
        Local memory is cached memory there, as much as the tiles want (POCL 512 KiB, Intel's
        runtime 256 KiB); CPU devices with less run work-items as SIMD lanes (below). */
     { NULL, CL_DEVICE_TYPE_CPU, NULL, 128 * 1024,
