@@ -725,6 +725,21 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
     }
 }
 
+/* How many of the RADIX digits of a job's counts (the table's rows, of `blocks` each) hold
+   a key. noinline: inlined into seg_decide, its loop crashed oclgrind 21.10's check of
+   uninitialised values. */
+__attribute__((noinline)) uint digits_present(__global const uint *counts, uint blocks)
+{
+    uint present = 0;
+    for (uint d = 0; d < RADIX; ++d) {
+        uint any_key = 0;
+        for (uint k = 0; k < blocks; ++k)
+            any_key |= counts[d * blocks + k];
+        present += any_key != 0;
+    }
+    return present;
+}
+
 /*
  * One work-item per large job: which of its bits vary, from its blocks' OR and AND. None
  * (all keys equal in the bits left): the job is done. Some in its top digit (top_digit):
@@ -767,14 +782,8 @@ __kernel void seg_decide(LIST_ARGS, uint level, uint begin_bit, uint medium_n, u
     /* A job within long_medium_n split by its top digit, not by value, in which most of that
        digit's values occur (not a few distinct keys, whose buckets a partition finds
        constant where passes would move every key once per digit): a medium job after all. */
-    uint present = 0;
-    if (pick == 0 && !by_value && job.y - job.x <= long_medium_n)
-        for (uint d = 0; d < RADIX; ++d) {
-            uint any_key = 0;
-            for (uint k = 0; k < jb.y; ++k)
-                any_key |= table[jb.x * RADIX + d * jb.y + k];
-            present += any_key != 0;
-        }
+    const uint present = pick == 0 && !by_value && job.y - job.x <= long_medium_n
+                       ? digits_present(table + jb.x * RADIX, jb.y) : 0;
     const int passes = present >= RADIX / 2;
     if (passes)
         pick = NO_DIGIT;
