@@ -303,10 +303,11 @@ __kernel void records_gather_32(__global const uint *indices, uint index_size, _
  * long run, whose words are 0 so that they stay in place (the sort is stable):
  * records_runs makes those of short runs 0, records_run_offsets those of records alone in
  * their run. These kernels take blocks of RUN_BLOCK records per work-item in plain loops:
- * one record per work-item cost POCL 4-5x more.
+ * one record per work-item cost POCL 4-5x more. The words are 32 bits (src/records.c cuts
+ * composites sorted this way into words of 32 bits).
  */
-/* Whether each of the records i .. i + 7 (i > 0) has a 32-bit word other than the one
-   before it, as 1 or 0. */
+/* Whether each of the records i .. i + 7 (i > 0) has a word other than the one before it,
+   as 1 or 0. */
 uchar8 eight_changes(__global const uint *words, uint i)
 {
     return convert_uchar8(-(vload8(0, words + i) != vload8(0, words + i - 1)));  /* (-1 where they differ) */
@@ -314,11 +315,11 @@ uchar8 eight_changes(__global const uint *words, uint i)
 
 /* heads[i]: record i starts a run: it did before (unless first), or its word differs from
    record i - 1's; counts[b]: the records of block b that do not (after the first word, none
-   where none continued a run before). Records of 32-bit words eight at a time (2x faster on
-   POCL than one by one), every word read: all are written by then (the first word's
-   records_key writes them all). Where the word varies in no run (word_varies), the heads
+   where none continued a run before). Eight records at a time (2x faster on POCL than one
+   by one), every word read: all are written by then (the first word's records_key writes
+   them all). Where the word varies in no run (word_varies), the heads
    stay and are only counted. The first word's also marks no word varying yet. */
-__kernel void records_heads(__global uchar *heads, __global const uint *words, uint word_bytes, uint first, uint n,
+__kernel void records_heads(__global uchar *heads, __global const uint *words, uint first, uint n,
                             __global uint *counts, uint word)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
@@ -330,10 +331,10 @@ __kernel void records_heads(__global uchar *heads, __global const uint *words, u
     const uint end = min(begin + RUN_BLOCK, n);  /* (RUN_BLOCK: a multiple of 8) */
     const int mark = first || (continuing(counts, n) && word_varies(counts, n, word));
     for (uint eight = begin; eight < end && (first || continuing(counts, n)); eight += 8) {
-        if (eight == 0 || eight + 8 > end || word_bytes != 4) {
+        if (eight == 0 || eight + 8 > end) {
             for (uint i = eight; i < min(eight + 8, end); ++i) {
                 if (mark && (first || !heads[i]))
-                    heads[i] = i == 0 || word_at(words, word_bytes, i) != word_at(words, word_bytes, i - 1);
+                    heads[i] = i == 0 || words[i] != words[i - 1];
                 count += !heads[i];
             }
         } else if (first || !eight_heads(heads, eight)) {
@@ -360,13 +361,12 @@ uint run_length(__global const uchar *heads, uint i, uint n)
 /* The run [i, i + length) of at most SHORT_RUN records sorted by words (an insertion sort:
    stable), its values (value_words uints each) moving along; its heads where the word
    changes, then its words 0, no end of a long run in it. */
-void sort_short_run(__global uint *words, uint word_bytes, __global uint *values, uint value_words,
-                    __global uchar *heads_out, __global uchar *ends, uint i, uint length)
+void sort_short_run(__global uint *words, __global uint *values, uint value_words, __global uchar *heads_out,
+                    __global uchar *ends, uint i, uint length)
 {
-    ulong key[SHORT_RUN];
-    uint from[SHORT_RUN];
+    uint key[SHORT_RUN], from[SHORT_RUN];
     for (uint k = 0; k < length; ++k) {
-        const ulong word = word_at(words, word_bytes, i + k);
+        const uint word = words[i + k];
         uint at = k;
         for (; at > 0 && key[at - 1] > word; --at) {
             key[at] = key[at - 1];
@@ -380,7 +380,7 @@ void sort_short_run(__global uint *words, uint word_bytes, __global uint *values
         for (uint u = 0; u < value_words; ++u)
             moved[k * value_words + u] = values[(ulong)(i + from[k]) * value_words + u];
     for (uint k = 0; k < length; ++k) {
-        put_word(words, word_bytes, i + k, 0);
+        words[i + k] = 0;
         for (uint u = 0; u < value_words; ++u)
             values[(ulong)(i + k) * value_words + u] = moved[k * value_words + u];
         heads_out[i + k] = k == 0 || key[k] != key[k - 1];
@@ -425,7 +425,7 @@ uint long_run_records(__global const uchar *heads_in, __global uchar *heads_out,
  * runs that end in the block.
  */
 __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads_out, __global uchar *ends,
-                           __global uint *words, uint word_bytes, __global uint *values, uint value_words,
+                           __global uint *words, __global uint *values, uint value_words,
                            __global uint *counts, uint n, uint word)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK;
@@ -466,7 +466,7 @@ __kernel void records_runs(__global const uchar *heads_in, __global uchar *heads
         if (length > SHORT_RUN) {
             count += long_run_records(heads_in, heads_out, ends, &i, last, n);
         } else if (length > 1) {
-            sort_short_run(words, word_bytes, values, value_words, heads_out, ends, i, length);
+            sort_short_run(words, values, value_words, heads_out, ends, i, length);
             i += length;
         } else {  /* alone in its run: most records, for random keys */
             heads_out[i] = 1;
@@ -495,7 +495,7 @@ __kernel void records_run_scan(__global uint *counts, uint blocks, uint total_at
    most lie in no segment). */
 __kernel void records_run_offsets(__global const uchar *heads_in, __global const uchar *ends,
                                   __global const uint *counts, __global uint *offsets, __global uint *words,
-                                  uint word_bytes, uint n)
+                                  uint n)
 {
     const uint b = get_global_id(0), begin = b * RUN_BLOCK, long_runs = counts[run_blocks(n)];
     if (b == 0)
@@ -512,7 +512,7 @@ __kernel void records_run_offsets(__global const uchar *heads_in, __global const
         if (ends[i])
             offsets[++k] = i + 1;
         if (heads_in[i] && (i + 1 == n || heads_in[i + 1]))
-            put_word(words, word_bytes, i, 0);
+            words[i] = 0;
     }
 }
 

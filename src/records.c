@@ -385,10 +385,9 @@ static cl_int enqueue_heads(chain *c, const radix_program *p, const record_plan 
                             cl_mem words, cl_mem counts, size_t n)
 {
     const cl_uint n32 = (cl_uint)n, blocks = (cl_uint)run_blocks(n), continuing = blocks + 1, word = w;
-    const cl_uint word_bytes = plan->word_bytes, first = w == plan->words - 1;
+    const cl_uint first = w == plan->words - 1;
     const size_t wg = p->params.scan_wg;
-    cl_int err = set_args(p->records_heads, 7, ARG(heads), ARG(words), ARG(word_bytes), ARG(first), ARG(n32),
-                          ARG(counts), ARG(word));
+    cl_int err = set_args(p->records_heads, 6, ARG(heads), ARG(words), ARG(first), ARG(n32), ARG(counts), ARG(word));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_heads, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
@@ -399,16 +398,16 @@ static cl_int enqueue_heads(chain *c, const radix_program *p, const record_plan 
 /* The runs of word w (words: the word of each record in the current order): short runs
    sorted (their words then 0), heads_out from heads_in, the long runs' segments in offsets
    and the words of records alone in their run 0 where a segment may hold them. */
-static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_uint word_bytes, cl_mem heads_in,
-                           cl_mem heads_out, cl_mem values, size_t value_size, size_t n, unsigned w)
+static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, cl_mem heads_in, cl_mem heads_out,
+                           cl_mem values, size_t value_size, size_t n, unsigned w)
 {
     const cl_mem words = b->buffer[CALL_WORDS], ends = b->buffer[CALL_ENDS];
     const cl_mem counts = b->buffer[CALL_RUN_COUNTS], offsets = b->buffer[CALL_OFFSETS];
     const cl_uint n32 = (cl_uint)n, value_words = (cl_uint)(value_size / 4), blocks = (cl_uint)run_blocks(n);
     const cl_uint segments = (cl_uint)run_segments(n), word = w;
     const size_t wg = p->params.scan_wg;
-    cl_int err = set_args(p->records_runs, 10, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words),
-                          ARG(word_bytes), ARG(values), ARG(value_words), ARG(counts), ARG(n32), ARG(word));
+    cl_int err = set_args(p->records_runs, 9, ARG(heads_in), ARG(heads_out), ARG(ends), ARG(words), ARG(values),
+                          ARG(value_words), ARG(counts), ARG(n32), ARG(word));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_runs, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
@@ -416,8 +415,8 @@ static cl_int enqueue_runs(chain *c, const radix_program *p, const scratch *b, c
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_run_scan, 1, 1);
     if (err == CL_SUCCESS)
-        err = set_args(p->records_run_offsets, 7, ARG(heads_in), ARG(ends), ARG(counts), ARG(offsets), ARG(words),
-                       ARG(word_bytes), ARG(n32));
+        err = set_args(p->records_run_offsets, 6, ARG(heads_in), ARG(ends), ARG(counts), ARG(offsets), ARG(words),
+                       ARG(n32));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->records_run_offsets, groups_for(blocks, wg), wg);
     if (err == CL_SUCCESS)
@@ -452,8 +451,7 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
         status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, order, value_size, !move_records,
                                              words, heads, counts));
         if (status == CLRADIX_SUCCESS)
-            status = status_from_cl(
-                enqueue_runs(c, p, b, plan->word_bytes, heads, heads_next, values, value_size, n, w));
+            status = status_from_cl(enqueue_runs(c, p, b, heads, heads_next, values, value_size, n, w));
         if (status == CLRADIX_SUCCESS)
             status =
                 enqueue_word_sort(sorter, c, plan, w, words, values, value_size, b->buffer[CALL_OFFSETS], n, sorts);
@@ -542,7 +540,8 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
        work-item) by every word, least significant first. */
     const int by_words = plan.words > 1 && !sorter->limits.loop_budget;
     if (by_words)
-        plan_words(&plan, 32);  /* a top word of 32 bits sorts faster and tells most records apart */
+        plan_words(&plan, 32);  /* a top word of 32 bits sorts faster and tells most records apart; the
+                                   run kernels take 32-bit words */
     const int tiled = !argsort && plan.tiled && plan.words == 1;
     const int move_records = !argsort && !tiled && (record_size == 4 || record_size == 8 || record_size == 16);
     const int by_gather = !argsort && !tiled && !move_records;
