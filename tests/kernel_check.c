@@ -61,7 +61,7 @@ typedef struct check_case {
    length 1, tiny, local, medium and (under the lower MEDIUM_N) large. */
 static const size_t mix[] = { 0, 1, 17, 2, 64, 65, 300, 1025, 16, 0, 700, 5 };
 enum { MIX = sizeof mix / sizeof mix[0] };
-/* Large segments (past MEDIUM_N=512) of up to n / 4 keys, and one longer. */
+/* Large segments (past MEDIUM_N=512) of up to n / (2 x compute units) keys, and one longer. */
 static const size_t long_mix[MIX] = { 600, 3, 0, 2500, 40, 700, 1, 17, 0, 5, 64, 650 };
 
 /* 64-bit keys at GPU shapes sort bits 40 .. 64 (three passes): every kernel of their
