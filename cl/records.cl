@@ -83,6 +83,35 @@ uint word_varies(__global const uint *counts, uint n, uint word)
     return counts[run_blocks(n) + 2] == word;
 }
 
+/* The top word of a composite of several words is cut below the bits that are the same in
+   every record, where there are at least LEAD_MIN of them (small values in wide fields: the
+   top word then tells the records apart by the bits that vary, not by constant ones).
+   counts[blocks + 3]: the composite's bits up to the highest that varies (records_lead). */
+#define LEAD_MIN 8
+#define LEAD_CHUNK 64u  /* records between looks at the count */
+
+uint dropped_bits(__global const uint *counts, uint n, uint total_bits)
+{
+    const uint varying = max(counts[run_blocks(n) + 3], 1u);  /* all records equal: the lowest bit */
+    return total_bits - varying >= LEAD_MIN ? total_bits - varying : 0;
+}
+
+/* A field's part in the word of grid bits [base, base + 32) with the composite moved up by
+   `dropped` bits (grid_low: the field's lowest bit with none dropped; the bits moved past
+   the top fall off the word): 0 where the field has no bit there; *first: the field holds
+   the word's top bit (its first writer; the fields below it OR theirs in). */
+int shifted_part(uint grid_low, uint width, uint base, uint dropped, uint *right, uint *left, uint *first)
+{
+    const uint low = grid_low + dropped;
+    if (low >= base + 32 || low + width <= base)
+        return 0;
+    *right = base - min(low, base);  /* (oclgrind 21.10 runs no llvm.usub.sat, which `low < base ?
+                                        base - low : 0` compiles to) */
+    *left = low - min(low, base);
+    *first = low + width >= base + 32;
+    return 1;
+}
+
 /* Whether records i .. i + 7 each start a run (their heads set). */
 int eight_heads(__global const uchar *heads, uint i)
 {
@@ -177,15 +206,27 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
  * record's part differs from the one before it in its run, counts[blocks + 2] becomes at
  * most `word` (word_varies). Parts are compared whole: their bits above the word are the
  * field's in the words above, the same within a run (masking them cost POCL 1.5x).
+ * Without heads (the top word, records in place): where records_lead found bits to drop,
+ * every record's part of the top word made again as shifted_part places it, over what
+ * records_key made with none dropped; else nothing (one launch per field, each returning
+ * at once where none are dropped: records_key itself ran 2x slower on POCL where it read
+ * the count).
  */
 __kernel void records_key_runs(__global const uchar *records, ulong record_size, __global const uint *order,
                                uint order_size, uint from_order, ulong offset, uint bytes, uint aligned, uint left,
                                uint right, ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate,
                                __global uint *words, uint word_bytes, uint n, __global const uchar *heads,
-                               __global uint *counts, uint word)
+                               __global uint *counts, uint word, uint grid_low, uint word_base, uint total_bits)
 {
-    if (!continuing(counts, n))
+    if (heads && !continuing(counts, n))
         return;
+    if (!heads) {
+        const uint dropped = dropped_bits(counts, n, total_bits);
+        uint first;
+        if (!dropped || !shifted_part(grid_low, 8 * bytes, word_base, dropped, &right, &left, &first))
+            return;
+        accumulate = !first;
+    }
     const int whole = whole_field(from_order, aligned, bytes, nan_above);
 #define RECORD_PART(i)                                                                                         \
     ((whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)                        \
@@ -196,6 +237,11 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
     const uint end = min(begin + per, n);
     /* before: the part of the record before the next one made (of its run where that one
        continues it), until a difference is found */
+    if (!heads) {
+        for (uint i = begin; i < end; ++i)
+            store_part(words, word_bytes, i, RECORD_PART(i), accumulate);
+        return;
+    }
     ulong before = begin < n && !heads[begin] ? RECORD_PART(begin - 1) : 0;
     uint varies = 0;
     for (uint eight = begin; eight < end; eight += 8) {
@@ -215,6 +261,41 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
 #undef RECORD_PART
     if (varies)
         atomic_min(counts + run_blocks(n) + 2, word);
+}
+
+/*
+ * The composite's bits up to the highest that varies between records, for the top word's
+ * cut (dropped_bits), one launch per field from the most significant (records in place):
+ * counts[blocks + 3] (0 before the first launch) becomes at least `low` (the field's lowest
+ * bit in the composite) + the field's bits up to its highest that differs from record 0's.
+ * A work-item takes a block of records and stops once the count can no longer matter: a
+ * field above varies, or fewer than LEAD_MIN bits could be dropped (random keys: at once).
+ */
+__kernel void records_lead(__global const uchar *records, ulong record_size, ulong offset, uint bytes,
+                           uint aligned, ulong pos_xor, ulong neg_xor, ulong nan_above, uint low, uint total_bits,
+                           uint n, __global uint *counts)
+{
+    __global uint *varying = counts + run_blocks(n) + 3;
+    const uint enough = min(low + 8 * bytes, total_bits - LEAD_MIN + 1);
+    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
+    const uint end = min(begin + per, n);
+    if (begin >= n || atomic_or(varying, 0) >= enough)  /* (atomic reads: others write it) */
+        return;
+    const int whole = whole_field(0, aligned, bytes, nan_above);
+#define IMAGE(i)                                                                                            \
+    (whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)                     \
+           : record_field_image(records, record_size, 0, 4, 0, i, offset, bytes, aligned, pos_xor, neg_xor, \
+                                nan_above))
+    const ulong first = IMAGE(0);
+    for (uint chunk = begin; chunk < end; chunk += LEAD_CHUNK) {
+        ulong differ = 0;
+        for (uint i = chunk; i < min(chunk + LEAD_CHUNK, end); ++i)
+            differ |= first ^ IMAGE(i);
+        const uint top = differ ? low + 64 - (uint)clz(differ) : 0;
+        if (max(atomic_max(varying, top), top) >= enough)
+            return;
+    }
+#undef IMAGE
 }
 
 /*

@@ -6,8 +6,9 @@
  * one key by the sort itself (record_as_key, -D RECORD_IMAGE). Otherwise the device-buffer
  * calls make the composite's words on the device (records_key) and sort them stably with
  * the records (as values: 4, 8 or 16 bytes) or their positions: a composite of one word
- * by one pairs sort; a wider one by its most significant word first, then only the runs
- * of records equal in the words so far by the next (enqueue_by_words), or word by word,
+ * by one pairs sort; a wider one by its most significant word first (cut below the bits
+ * that no record changes), then only the runs of records equal in the words so far by the
+ * next (enqueue_by_words), or word by word,
  * least significant first, where the device ends long loops (Mesa's llvmpipe). Records of
  * one word that tile it are sorted as it and written back (records_unkey); others move by
  * a gather at the end. The host calls of several words use the device-buffer path in core;
@@ -209,38 +210,77 @@ enum { SHORT_RUN = 16, RUN_BLOCK = 4096 };
    few of them, mostly). */
 enum { RUNS_KEY_RECORDS = 256 };
 
+static size_t run_blocks(size_t n)
+{
+    return (n + RUN_BLOCK - 1) / RUN_BLOCK;
+}
+
 /* Enqueues word w of every record's composite key into words (word_bytes each): one
    records_key launch per field with bits in it. from_order: of record order[i]; else of
    record i, and order (unless NULL) receives the identity. With heads and counts (the runs
-   of the words so far, records_heads'), only the records of runs, by records_key_runs. */
+   of the words so far, records_heads'), only the records of runs, by records_key_runs.
+   With counts alone (the top word of several, records in place): then made again, cut below
+   the bits that records_lead found the same in every record, where there are such bits
+   (records_key_runs without heads, a launch per field: the device decides). */
 static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *plan, unsigned w, cl_mem records,
                            size_t record_size, size_t n, cl_mem order, size_t order_size, int from_order, cl_mem words,
                            cl_mem heads, cl_mem counts)
 {
-    const cl_kernel kernel = heads ? p->records_key_runs : p->records_key;
     const cl_ulong record_bytes = record_size;
     const cl_uint n32 = (cl_uint)n, index_bytes = (cl_uint)order_size, by_order = (cl_uint)from_order;
-    const cl_uint word_bytes = plan->word_bytes;
-    const size_t wg = p->params.scan_wg, items = heads ? n / RUNS_KEY_RECORDS + 1 : n;
+    const cl_uint word_bytes = plan->word_bytes, word = w, word_base = 8 * plan->word_bytes * w;
+    const cl_uint total_bits = plan->total_bits;
+    const size_t wg = p->params.scan_wg;
     cl_uint accumulate = 0;
-    cl_int err = set_args(kernel, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes), ARG(by_order));
+    for (int again = 0; again <= (!heads && counts); ++again)
+        for (unsigned f = 0; f < plan->num_fields; ++f) {
+            unsigned right = 0, left = 0;
+            if (!field_part(plan, f, w, &right, &left) && !again)
+                continue;
+            const cl_kernel kernel = heads || again ? p->records_key_runs : p->records_key;
+            const key_transform *t = &plan->transform[f];
+            const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor;
+            const cl_ulong nan_above = t->nan_above;
+            const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], left32 = left, right32 = right;
+            const cl_uint grid_low = plan->low_bit[f] + plan->low_pad;
+            const cl_mem runs = again ? NULL : heads;
+            cl_int err = set_args(kernel, 17, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
+                                  ARG(by_order), ARG(offset), ARG(bytes), ARG(aligned), ARG(left32), ARG(right32),
+                                  ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(accumulate), ARG(words),
+                                  ARG(word_bytes), ARG(n32));
+            if (err == CL_SUCCESS && kernel == p->records_key_runs)
+                err = set_args_at(kernel, 17, 6, ARG(runs), ARG(counts), ARG(word), ARG(grid_low), ARG(word_base),
+                                  ARG(total_bits));
+            if (err == CL_SUCCESS)
+                err = chain_kernel(c, kernel, groups_for(kernel == p->records_key ? n : n / RUNS_KEY_RECORDS + 1, wg),
+                                   wg);
+            if (err != CL_SUCCESS)
+                return err;
+            accumulate = 1;
+        }
+    return CL_SUCCESS;
+}
+
+/* The composite's bits up to the highest that varies between records (records_lead), into
+   counts for the top word's cut. */
+static cl_int enqueue_lead(chain *c, const radix_program *p, const record_plan *plan, cl_mem records,
+                           size_t record_size, size_t n, cl_mem counts)
+{
+    const cl_ulong record_bytes = record_size;
+    const cl_uint n32 = (cl_uint)n, total_bits = plan->total_bits, none = 0, lead = (cl_uint)run_blocks(n) + 3;
+    /* the count 0 first: the total of a scan of no blocks (oclgrind takes a buffer fill for
+       no write) */
+    cl_int err = set_args(p->records_run_scan, 3, ARG(counts), ARG(none), ARG(lead));
     if (err == CL_SUCCESS)
-        err = set_args_at(kernel, 14, 3, ARG(words), ARG(word_bytes), ARG(n32));
-    const cl_uint word = w;
-    if (err == CL_SUCCESS && heads)
-        err = set_args_at(kernel, 17, 3, ARG(heads), ARG(counts), ARG(word));
+        err = chain_kernel(c, p->records_run_scan, 1, 1);
     for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
-        unsigned right, left;
-        if (!field_part(plan, f, w, &right, &left))
-            continue;
         const key_transform *t = &plan->transform[f];
         const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
-        const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], left32 = left, right32 = right;
-        err = set_args_at(kernel, 5, 9, ARG(offset), ARG(bytes), ARG(aligned), ARG(left32), ARG(right32),
-                          ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(accumulate));
+        const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], low = plan->low_bit[f];
+        err = set_args(p->records_lead, 12, ARG(records), ARG(record_bytes), ARG(offset), ARG(bytes), ARG(aligned),
+                       ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(low), ARG(total_bits), ARG(n32), ARG(counts));
         if (err == CL_SUCCESS)
-            err = chain_kernel(c, kernel, groups_for(items, wg), wg);
-        accumulate = 1;
+            err = chain_kernel(c, p->records_lead, groups_for(run_blocks(n), p->params.scan_wg), p->params.scan_wg);
     }
     return err;
 }
@@ -252,11 +292,6 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
 enum { CALL_WORDS = SCRATCH_KEYS, CALL_ORDER = SCRATCH_VALUES,
        CALL_COPY = SCRATCH_TABLE_ALL, CALL_HEADS = SCRATCH_PARTIALS, CALL_HEADS_2 = SCRATCH_PLAN,
        CALL_ENDS = SCRATCH_TOP, CALL_RUN_COUNTS = SCRATCH_JOBS, CALL_OFFSETS = SCRATCH_STATE };
-
-static size_t run_blocks(size_t n)
-{
-    return (n + RUN_BLOCK - 1) / RUN_BLOCK;
-}
 
 /* The segments of a word's segmented sort: at most one per run longer than SHORT_RUN. */
 static size_t run_segments(size_t n)
@@ -441,8 +476,10 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
     cl_mem heads = b->buffer[CALL_HEADS], heads_next = b->buffer[CALL_HEADS_2];
     const unsigned top = plan->words - 1;
     const cl_mem order = move_records ? NULL : values;  /* where each record of the current order is */
-    clradix_status status = status_from_cl(
-        enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL, NULL));
+    clradix_status status = status_from_cl(enqueue_lead(c, p, plan, records, record_size, n, counts));
+    if (status == CLRADIX_SUCCESS)
+        status = status_from_cl(
+            enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL, counts));
     if (status == CLRADIX_SUCCESS)
         status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, NULL, n, sorts);
     if (status == CLRADIX_SUCCESS)
@@ -553,7 +590,7 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     bytes[CALL_COPY] = by_gather ? records_size : 0;
     if (by_words) {
         bytes[CALL_HEADS] = bytes[CALL_HEADS_2] = bytes[CALL_ENDS] = n;
-        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 3) * 4;  /* a count per block, two totals, a word */
+        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 4) * 4;  /* a count per block, two totals, a word, the lead */
         bytes[CALL_OFFSETS] = (run_segments(n) + 1) * 4;
     }
     /* The sorts' temporaries, one set for all of them (the sizes alone count there): the

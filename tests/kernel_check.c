@@ -44,9 +44,10 @@ typedef struct record_step {
     size_t record_size;
     unsigned num_fields;
     clradix_key_field fields[5];
+    size_t zero_from, zero_len;  /* bytes made 0 in every record (small values of a field) */
 } record_step;
 
-enum { MAX_STEPS = 10 };
+enum { MAX_STEPS = 11 };
 
 typedef struct check_case {
     const char *shape;    /* CLRADIX_TUNING-style description, for the report */
@@ -119,6 +120,11 @@ static const record_step record_as_key_floats = { RECORDS_DEVICE_ARGSORT, 8, 2,
 static const record_step record_as_key = { RECORDS_DEVICE_SORT, 4, 2, { { CLRADIX_I16, 2, 1 }, { CLRADIX_U8, 1, 0 } } };
 /* Two words whose top one (a byte) repeats in long runs: sorted by the next word in segments. */
 static const record_step record_runs = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX_U8, 15, 0 }, { CLRADIX_U64, 0, 1 } } };
+/* 128-bit keys whose high field is below 256 (its bytes above the lowest 0): the top word
+   cut below its constant bits, the low field's part made again (records_lead and
+   records_key_runs without runs). */
+static const record_step record_small_high = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX_U64, 8, 0 },
+                                               { CLRADIX_U64, 0, 0 } }, 9, 7 };
 /* A top word of 16 bits' worth (a field twice) over a few thousand records: most alone in
    their run, a few dozen pairs (the scans that step over eight records at once, and the
    kernels of the words below); the next word the same, so that it varies within no run. */
@@ -314,7 +320,8 @@ static const check_case cases[] = {
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled_32 },
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key_floats },
         { 0, 0, 5000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs },
-        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs } },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_small_high } },
       CPU },
     { "gpu-like records", GPU_LIKE, "",
       { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
@@ -322,9 +329,23 @@ static const check_case cases[] = {
         { 0, 0, 1500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_tiled },
         { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key },
         { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs },
-        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs } } },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_small_high } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
+
+static int record_step_check(test_device *t, const record_step *r, size_t n, uint64_t seed, char *msg,
+                             size_t msg_size)
+{
+    if (!r->zero_len)
+        return records_case(t, r->call, r->record_size, n, r->fields, r->num_fields, 4, seed, msg, msg_size);
+    unsigned char *records = make_records(r->record_size, n, seed);
+    for (size_t k = 0; k < n; ++k)
+        memset(records + k * r->record_size + r->zero_from, 0, r->zero_len);
+    const int wrong = records_check(t, r->call, records, r->record_size, n, r->fields, r->num_fields, 4, msg, msg_size);
+    free(records);
+    return wrong;
+}
 
 static int run_case(size_t i, cl_context context, cl_device_id device)
 {
@@ -347,8 +368,7 @@ static int run_case(size_t i, cl_context context, cl_device_id device)
         char msg[256], call[64];
         const size_t rows = p->topk_rows ? p->topk_rows : 1;
         const int wrong = p->records
-            ? records_case(&t, p->records->call, p->records->record_size, p->n, p->records->fields,
-                           p->records->num_fields, 4, 100 * i + s, msg, sizeof msg)
+            ? record_step_check(&t, p->records, p->n, 100 * i + s, msg, sizeof msg)
             : p->topk_k
             ? topk_case(&t, p->type, p->d, rows, p->n / rows, p->topk_k, p->call.api == API_HOST, p->call.value_size, 0,
                         &p->options, 100 * i + s, msg, sizeof msg)

@@ -115,7 +115,10 @@ END_TEST
    ties in the first two; four u32 fields; one run, of the two last records, in the wrong
    order (the only record that continues a run is the last); one run whose third word
    changes once, where a work-item of records_key_runs starts (a mutation that misses the
-   change sorts by the last word alone). The low words repeat often too. */
+   change sorts by the last word alone). The low words repeat often too. Top words cut below
+   bits that no record changes: a constant first field over small signed values (three
+   words), and 128-bit keys of which only the low ten bits vary (the top word is mostly
+   below the composite, padded). */
 START_TEST(test_runs_of_equal_words)
 {
     enum { N = 20000 };
@@ -125,10 +128,12 @@ START_TEST(test_runs_of_equal_words)
                                        { CLRADIX_U32, 0, 0 } };
     const char *const names[] = { "16 high words", "one high word", "runs of 16 and 17", "runs of about 9",
                                   "random high words", "three words", "four u32 fields", "one run at the end",
-                                  "a word differs once" };
+                                  "a word differs once", "small values below a constant field",
+                                  "ten bits vary" };
     char msg[512];
     for (unsigned c = 0; c < sizeof names / sizeof names[0]; ++c) {
-        const size_t record_size = c == 5 ? 24 : 16;
+        const int three_fields = c == 5 || c == 9;
+        const size_t record_size = three_fields ? 24 : 16;
         uint64_t state = 900 + c;
         static size_t place[N];  /* case 2: record place[i] gets the i-th high word */
         for (size_t i = 0; i < N; ++i)
@@ -143,23 +148,32 @@ START_TEST(test_runs_of_equal_words)
             for (size_t i = 0; i < N; ++i) {
                 const uint64_t draw = rng_next(&state);
                 unsigned char *r = records + (c == 2 ? place[i] : i) * record_size;
-                uint64_t high = c == 0 ? draw % 16 : c == 1 || c == 8 ? 7 : c == 3 ? draw % (N / 9) : draw;
+                uint64_t high = c == 0 ? draw % 16 : c == 8 || c == 10 ? 7 : c == 3 ? draw % (N / 9) : draw;
+                if (c == 1)  /* (bits of both values in its top word: ORed into another, it would disorder it) */
+                    high = 0x5a5a5a5a5a5a5a5au;
                 if (c == 2)  /* runs of exactly 16, then of 17 */
                     high = i < N / 2 ? i / 16 : ((uint64_t)1 << 40) + i / 17;
                 if (c == 5 || c == 6)  /* few values of the first two words' fields */
                     high = draw % 3 * 0x0101010101010101u;
                 if (c == 7)
                     high = (uint64_t)(i < N - 2 ? i + 1 : N) << 32;
+                if (c == 9)  /* (the i64 field) */
+                    high = (uint64_t)((int64_t)(draw % 1000) - 500);
                 memcpy(r + 8, &high, 8);
                 if (c == 7 && i >= N - 2)
                     memcpy(r, &(uint64_t){ N - i }, 8);
                 if (c == 5)
                     memcpy(r, &(uint64_t){ draw >> 40 & 3 }, 8);
+                if (c == 9)
+                    memcpy(r, &(uint64_t){ 5 }, 8);
+                if (c == 10)
+                    memcpy(r, &(uint64_t){ draw >> 20 & 1023 }, 8);
                 if (c == 8)  /* (2560: a multiple of the records per work-item on every device here) */
                     memcpy(r, &(uint64_t){ (i < 2560 ? 0 : (uint64_t)9 << 32) | i % 7 }, 8);
             }
             const int failed = records_check(&dev, (records_call)call, records, record_size, N,
-                                             c == 5 ? three : c == 6 ? four : u128, c == 5 ? 3 : c == 6 ? 4 : 2, 4,
+                                             three_fields ? three : c == 6 ? four : u128,
+                                             three_fields ? 3 : c == 6 ? 4 : 2, 4,
                                              msg, sizeof msg);
             free(records);
             ck_assert_msg(!failed, "%s, %s: %s", names[c], records_call_names[call], msg);
