@@ -83,17 +83,49 @@ uint word_varies(__global const uint *counts, uint n, uint word)
     return counts[run_blocks(n) + 2] == word;
 }
 
-/* The top word of a composite of several words is cut below the bits that are the same in
-   every record, where there are at least LEAD_MIN of them (small values in wide fields: the
-   top word then tells the records apart by the bits that vary, not by constant ones).
-   counts[blocks + 3]: the composite's bits up to the highest that varies (records_lead). */
+/* The top word of a composite of several words tells records apart by the bits that vary,
+   not by constant ones: where the first field takes few values (at most DICT_MAX, in a
+   sample of DICT_SAMPLE records) whose ranks take fewer bits than the field's that vary,
+   it holds the value's rank in their sorted list over the next field's top bits
+   (records_dict, records_dict_key, records_dict_use); else it is cut below the bits that
+   are the same in every record, where there are at least LEAD_MIN of them (small values in
+   wide fields). A value's rank is found in a table by a slice of its image, of
+   DICT_SLICE_MAX bits at most, in which the values all differ (a binary search cost POCL
+   10 ns a record in branches it mispredicted). The later words stay whole: runs of records
+   equal in the top word are sorted by them. Past the run counts (counts[blocks + 3] on): */
+#define LEAD_AT 3         /* the composite's bits up to the highest that varies (records_lead) */
+#define DICT_SIZE_AT 4    /* the first field's values in the sample (0: too many, or none taken) */
+#define DICT_MISS_AT 5    /* a record's first field is not among them */
+#define DICT_WIDTH_AT 6   /* the first field's bits */
+#define DICT_SHIFT_AT 7   /* the slice: the image shifted right by this */
+#define DICT_SLICE_AT 8   /* and this many bits of it */
+#define DICT_AT 40        /* the values' images in order, two uints each (a cache line or more
+                             past the miss, which records_dict_key writes while others read) */
+#define DICT_TABLE_AT (DICT_AT + 2 * DICT_MAX)  /* a slice's rank, or NO_RANK */
+#define DICT_MAX 64u
+#define DICT_SLICE_MAX 12u
+#define DICT_SAMPLE 4096u
+#define NO_RANK 0xffffffffu
 #define LEAD_MIN 8
-#define LEAD_CHUNK 64u  /* records between looks at the count */
+#define LEAD_CHUNK 64u  /* records between looks at a count */
 
+/* Whether the top word holds ranks: a dictionary, which every record's first field is in,
+   and whose ranks take fewer bits than the field's up to its highest that varies. */
+int dict_used(__global const uint *counts, uint n, uint total_bits)
+{
+    __global const uint *at = counts + run_blocks(n);
+    const uint size = at[DICT_SIZE_AT], low = total_bits - at[DICT_WIDTH_AT];
+    if (!size || at[DICT_MISS_AT])
+        return 0;
+    const uint ranks = size > 1 ? 32 - clz(size - 1) : 0;
+    return ranks < at[LEAD_AT] - min(at[LEAD_AT], low);
+}
+
+/* The bits dropped from the composite's top for its top word (0 where ranks make it). */
 uint dropped_bits(__global const uint *counts, uint n, uint total_bits)
 {
-    const uint varying = max(counts[run_blocks(n) + 3], 1u);  /* all records equal: the lowest bit */
-    return total_bits - varying >= LEAD_MIN ? total_bits - varying : 0;
+    const uint varying = max(counts[run_blocks(n) + LEAD_AT], 1u);  /* all records equal: the lowest bit */
+    return total_bits - varying >= LEAD_MIN && !dict_used(counts, n, total_bits) ? total_bits - varying : 0;
 }
 
 /* A field's part in the word of grid bits [base, base + 32) with the composite moved up by
@@ -266,7 +298,7 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
 /*
  * The composite's bits up to the highest that varies between records, for the top word's
  * cut (dropped_bits), one launch per field from the most significant (records in place):
- * counts[blocks + 3] (0 before the first launch) becomes at least `low` (the field's lowest
+ * counts[blocks + LEAD_AT] (0 before: records_dict) becomes at least `low` (the field's lowest
  * bit in the composite) + the field's bits up to its highest that differs from record 0's.
  * A work-item takes a block of records and stops once the count can no longer matter: a
  * field above varies, or fewer than LEAD_MIN bits could be dropped (random keys: at once).
@@ -275,7 +307,7 @@ __kernel void records_lead(__global const uchar *records, ulong record_size, ulo
                            uint aligned, ulong pos_xor, ulong neg_xor, ulong nan_above, uint low, uint total_bits,
                            uint n, __global uint *counts)
 {
-    __global uint *varying = counts + run_blocks(n) + 3;
+    __global uint *varying = counts + run_blocks(n) + LEAD_AT;
     const uint enough = min(low + 8 * bytes, total_bits - LEAD_MIN + 1);
     const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
     const uint end = min(begin + per, n);
@@ -297,6 +329,139 @@ __kernel void records_lead(__global const uchar *records, ulong record_size, ulo
     }
 #undef IMAGE
 }
+
+/* The image of a field of record i, records in place. */
+ulong own_field_image(__global const uchar *records, ulong record_size, uint i, ulong offset, uint bytes,
+                      uint aligned, ulong pos_xor, ulong neg_xor, ulong nan_above)
+{
+    return whole_field(0, aligned, bytes, nan_above)
+               ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
+               : record_field_image(records, record_size, 0, 4, 0, i, offset, bytes, aligned, pos_xor, neg_xor,
+                                    nan_above);
+}
+
+#define FIRST_FIELD(i) own_field_image(records, record_size, i, offset, bytes, aligned, pos_xor, neg_xor, nan_above)
+
+ulong dict_value(__global const uint *at, uint k)
+{
+    return (ulong)at[DICT_AT + 2 * k] | (ulong)at[DICT_AT + 2 * k + 1] << 32;
+}
+
+/*
+ * One work-item, first of the top word's kernels: the counts past the runs' made 0, and
+ * the sorted distinct images of the first field (offset ... nan_above) in DICT_SAMPLE
+ * records spread over all (where `take`), kept where there are at most DICT_MAX of them.
+ */
+__kernel void records_dict(__global const uchar *records, ulong record_size, ulong offset, uint bytes, uint aligned,
+                           ulong pos_xor, ulong neg_xor, ulong nan_above, uint n, uint take, __global uint *counts)
+{
+    __global uint *at = counts + run_blocks(n);
+    at[LEAD_AT] = 0;
+    at[DICT_MISS_AT] = 0;
+    at[DICT_WIDTH_AT] = 8 * bytes;
+    ulong values[DICT_MAX];
+    uint size = 0;
+    const uint sample = take ? min(n, DICT_SAMPLE) : 0;
+    for (uint s = 0; s < sample && size <= DICT_MAX; ++s) {
+        const ulong image = FIRST_FIELD((uint)((ulong)s * n / sample));
+        uint below = 0, above = size;  /* where it is or goes */
+        while (below < above) {
+            const uint middle = (below + above) / 2;
+            if (values[middle] < image)
+                below = middle + 1;
+            else
+                above = middle;
+        }
+        if (below < size && values[below] == image)
+            continue;
+        if (size == DICT_MAX) {
+            size = DICT_MAX + 1;  /* too many */
+            break;
+        }
+        for (uint k = size; k > below; --k)
+            values[k] = values[k - 1];
+        values[below] = image;
+        ++size;
+    }
+    /* the narrowest slice, lowest first, in which the values all differ */
+    uint shift = 0, slice = size > 1 ? 32 - clz(size - 1) : 1, found = 0;
+    for (; size && size <= DICT_MAX && !found && slice <= min(DICT_SLICE_MAX, 8 * bytes); ++slice)
+        for (shift = 0; !found && shift + slice <= 8 * bytes; ++shift) {
+            uint seen[(1u << DICT_SLICE_MAX) / 32];
+            for (uint w = 0; w < (1u << slice) / 32 + 1 && w < (1u << DICT_SLICE_MAX) / 32; ++w)
+                seen[w] = 0;
+            found = 1;
+            for (uint k = 0; found && k < size; ++k) {
+                const uint cell = (uint)(values[k] >> shift) & ((1u << slice) - 1);
+                found = !(seen[cell / 32] >> (cell % 32) & 1);
+                seen[cell / 32] |= 1u << (cell % 32);
+            }
+        }
+    size = found ? size : 0;
+    at[DICT_SIZE_AT] = size;
+    if (!size)
+        return;
+    --shift;  /* (the loops stepped past the slice found) */
+    --slice;
+    at[DICT_SHIFT_AT] = shift;
+    at[DICT_SLICE_AT] = slice;
+    for (uint cell = 0; cell < 1u << slice; ++cell)
+        at[DICT_TABLE_AT + cell] = NO_RANK;
+    for (uint k = 0; k < size; ++k) {
+        at[DICT_AT + 2 * k] = (uint)values[k];
+        at[DICT_AT + 2 * k + 1] = (uint)(values[k] >> 32);
+        at[DICT_TABLE_AT + ((uint)(values[k] >> shift) & ((1u << slice) - 1))] = k;
+    }
+}
+
+/*
+ * After records_lead: where the dictionary's ranks take fewer bits than the first field's
+ * that vary, each record's top word into ranked: the rank of its first field's image over
+ * the top bits of its second field's (offset_2 ... nan_above_2), a block of records per
+ * work-item. A record whose first field is not in the dictionary marks the miss; work-items
+ * that start after it return at once.
+ */
+__kernel void records_dict_key(__global const uchar *records, ulong record_size, ulong offset, uint bytes,
+                               uint aligned, ulong pos_xor, ulong neg_xor, ulong nan_above, ulong offset_2,
+                               uint bytes_2, uint aligned_2, ulong pos_xor_2, ulong neg_xor_2, ulong nan_above_2,
+                               uint n, uint total_bits, __global uint *counts, __global uint *ranked)
+{
+    __global uint *at = counts + run_blocks(n);
+    const uint size = at[DICT_SIZE_AT], low = total_bits - at[DICT_WIDTH_AT];
+    const uint ranks = size > 1 ? 32 - clz(size - 1) : 0, bits = 32 - ranks, width = 8 * bytes_2;
+    if (!size || ranks >= at[LEAD_AT] - min(at[LEAD_AT], low))  /* (dict_used, but for the miss) */
+        return;
+    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
+    const uint shift = at[DICT_SHIFT_AT], mask = (1u << at[DICT_SLICE_AT]) - 1;
+    const int whole = whole_field(0, aligned, bytes, nan_above), whole_2 = whole_field(0, aligned_2, bytes_2, nan_above_2);
+    for (uint i = begin; i < min(begin + per, n); ++i) {
+        const ulong image = whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
+                                  : FIRST_FIELD(i);
+        const uint rank = at[DICT_TABLE_AT + ((uint)(image >> shift) & mask)];
+        if (rank == NO_RANK || dict_value(at, rank) != image) {
+            atomic_or(at + DICT_MISS_AT, 1);
+            return;
+        }
+        const ulong next = whole_2 ? whole_field_image(records, record_size, i, offset_2, bytes_2, pos_xor_2, neg_xor_2)
+                                   : own_field_image(records, record_size, i, offset_2, bytes_2, aligned_2, pos_xor_2,
+                                                     neg_xor_2, nan_above_2);
+        const uint part = (uint)(width >= bits ? next >> (width - bits) : next << (bits - width));
+        ranked[i] = ranks ? rank << bits | part : part;
+    }
+}
+
+/* Where the top word holds ranks (dict_used), records_dict_key's words in place of
+   records_key's; a block of records per work-item. */
+__kernel void records_dict_use(__global uint *words, __global const uint *ranked, __global const uint *counts,
+                               uint n, uint total_bits)
+{
+    if (!dict_used(counts, n, total_bits))
+        return;
+    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
+    for (uint i = begin; i < min(begin + per, n); ++i)
+        words[i] = ranked[i];
+}
+#undef FIRST_FIELD
 
 /*
  * Records whose fields tile them (every byte in one field; no numpy-order float, whose

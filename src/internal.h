@@ -143,8 +143,10 @@ typedef struct radix_program {
        1, 4, 8, 16 and 32 bytes */
     cl_kernel records_key, records_key_runs, records_unkey, records_gather[5];
     /* composites of several words sorted by the most significant first (runs of equal words;
-       the top word cut below the bits that no record changes) */
-    cl_kernel records_lead, records_heads, records_runs, records_run_scan, records_run_offsets, records_run_fill;
+       the top word of the first field's ranks where it takes few values, else cut below the
+       bits that no record changes) */
+    cl_kernel records_dict, records_lead, records_dict_key, records_dict_use;
+    cl_kernel records_heads, records_runs, records_run_scan, records_run_offsets, records_run_fill;
     cl_kernel records_gather_pairs;  /* 128-bit keys with values */
     /* Kernel arguments are state of the kernel object: a sort sets them on the program's
        own kernels while no other sort holds those (kernels_busy), else on a copy with

@@ -43,7 +43,7 @@ typedef struct kernel_entry {
 #define TOPK (1u << PROGRAM_TOPK)
 #define RECORDS (1u << PROGRAM_RECORDS)
 
-enum { KERNEL_COUNT = 51 };
+enum { KERNEL_COUNT = 54 };
 
 static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry table[KERNEL_COUNT])
 {
@@ -88,6 +88,9 @@ static void kernel_table(radix_program *p, unsigned value_bytes, kernel_entry ta
         { &p->records_key, "records_key", RECORDS, 1, 1 },
         { &p->records_key_runs, "records_key_runs", RECORDS, 1, 1 },
         { &p->records_lead, "records_lead", RECORDS, 1, 1 },
+        { &p->records_dict, "records_dict", RECORDS, 1, 1 },
+        { &p->records_dict_key, "records_dict_key", RECORDS, 1, 1 },
+        { &p->records_dict_use, "records_dict_use", RECORDS, 1, 1 },
         { &p->records_unkey, "records_unkey", RECORDS, 1, 1 },
         { &p->records_gather[0], "records_gather_1", RECORDS, 1, 1 },
         { &p->records_gather[1], "records_gather_4", RECORDS, 1, 1 },

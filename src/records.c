@@ -209,6 +209,8 @@ enum { SHORT_RUN = 16, RUN_BLOCK = 4096 };
 /* Records per work-item of records_key_runs (the records of runs of a word below the first:
    few of them, mostly). */
 enum { RUNS_KEY_RECORDS = 256 };
+/* The counts past the blocks' (cl/records.cl: DICT_TABLE_AT + 2^DICT_SLICE_MAX). */
+enum { RUN_COUNTS_PAST_BLOCKS = 40 + 2 * 64 + 4096 };
 
 static size_t run_blocks(size_t n)
 {
@@ -261,28 +263,65 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
     return CL_SUCCESS;
 }
 
-/* The composite's bits up to the highest that varies between records (records_lead), into
-   counts for the top word's cut. */
-static cl_int enqueue_lead(chain *c, const radix_program *p, const record_plan *plan, cl_mem records,
-                           size_t record_size, size_t n, cl_mem counts)
+/* The kernel arguments of field f's image, from `first` on: offset, bytes, aligned,
+   pos_xor, neg_xor, nan_above. */
+static cl_int set_field_args(cl_kernel kernel, cl_uint first, const record_plan *plan, unsigned f)
+{
+    const key_transform *t = &plan->transform[f];
+    const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
+    const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f];
+    return set_args_at(kernel, first, 6, ARG(offset), ARG(bytes), ARG(aligned), ARG(pos_xor), ARG(neg_xor),
+                       ARG(nan_above));
+}
+
+/* Before the top word: the first field's dictionary where it is 32 bits or wider
+   (records_dict), and the composite's bits up to the highest that varies between records
+   (records_lead), into counts. */
+static cl_int enqueue_top_counts(chain *c, const radix_program *p, const record_plan *plan, cl_mem records,
+                                 size_t record_size, size_t n, cl_mem counts)
 {
     const cl_ulong record_bytes = record_size;
-    const cl_uint n32 = (cl_uint)n, total_bits = plan->total_bits, none = 0, lead = (cl_uint)run_blocks(n) + 3;
-    /* the count 0 first: the total of a scan of no blocks (oclgrind takes a buffer fill for
-       no write) */
-    cl_int err = set_args(p->records_run_scan, 3, ARG(counts), ARG(none), ARG(lead));
+    const cl_uint n32 = (cl_uint)n, total_bits = plan->total_bits, take = plan->transform[0].width >= 32;
+    cl_int err = set_args(p->records_dict, 2, ARG(records), ARG(record_bytes));
     if (err == CL_SUCCESS)
-        err = chain_kernel(c, p->records_run_scan, 1, 1);
+        err = set_field_args(p->records_dict, 2, plan, 0);
+    if (err == CL_SUCCESS)
+        err = set_args_at(p->records_dict, 8, 3, ARG(n32), ARG(take), ARG(counts));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_dict, 1, 1);
     for (unsigned f = 0; f < plan->num_fields && err == CL_SUCCESS; ++f) {
-        const key_transform *t = &plan->transform[f];
-        const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
-        const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], low = plan->low_bit[f];
-        err = set_args(p->records_lead, 12, ARG(records), ARG(record_bytes), ARG(offset), ARG(bytes), ARG(aligned),
-                       ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(low), ARG(total_bits), ARG(n32), ARG(counts));
+        const cl_uint low = plan->low_bit[f];
+        err = set_args(p->records_lead, 2, ARG(records), ARG(record_bytes));
+        if (err == CL_SUCCESS)
+            err = set_field_args(p->records_lead, 2, plan, f);
+        if (err == CL_SUCCESS)
+            err = set_args_at(p->records_lead, 8, 4, ARG(low), ARG(total_bits), ARG(n32), ARG(counts));
         if (err == CL_SUCCESS)
             err = chain_kernel(c, p->records_lead, groups_for(run_blocks(n), p->params.scan_wg), p->params.scan_wg);
     }
     return err;
+}
+
+/* After the top word: where the first field's ranks make it (records_dict_key into ranked,
+   records_dict_use into words). */
+static cl_int enqueue_top_ranks(chain *c, const radix_program *p, const record_plan *plan, cl_mem records,
+                                size_t record_size, size_t n, cl_mem counts, cl_mem ranked, cl_mem words)
+{
+    const cl_ulong record_bytes = record_size;
+    const cl_uint n32 = (cl_uint)n, total_bits = plan->total_bits;
+    const size_t wg = p->params.scan_wg, items = n / RUNS_KEY_RECORDS + 1;
+    cl_int err = set_args(p->records_dict_key, 2, ARG(records), ARG(record_bytes));
+    if (err == CL_SUCCESS)
+        err = set_field_args(p->records_dict_key, 2, plan, 0);
+    if (err == CL_SUCCESS)
+        err = set_field_args(p->records_dict_key, 8, plan, 1);
+    if (err == CL_SUCCESS)
+        err = set_args_at(p->records_dict_key, 14, 4, ARG(n32), ARG(total_bits), ARG(counts), ARG(ranked));
+    if (err == CL_SUCCESS)
+        err = chain_kernel(c, p->records_dict_key, groups_for(items, wg), wg);
+    if (err == CL_SUCCESS)
+        err = set_args(p->records_dict_use, 5, ARG(words), ARG(ranked), ARG(counts), ARG(n32), ARG(total_bits));
+    return err == CL_SUCCESS ? chain_kernel(c, p->records_dict_use, groups_for(items, wg), wg) : err;
 }
 
 /* The buffers of one call, counted in the sorter's memory while they live. */
@@ -476,10 +515,13 @@ static clradix_status enqueue_by_words(clradix_sorter *sorter, chain *c, const r
     cl_mem heads = b->buffer[CALL_HEADS], heads_next = b->buffer[CALL_HEADS_2];
     const unsigned top = plan->words - 1;
     const cl_mem order = move_records ? NULL : values;  /* where each record of the current order is */
-    clradix_status status = status_from_cl(enqueue_lead(c, p, plan, records, record_size, n, counts));
+    clradix_status status = status_from_cl(enqueue_top_counts(c, p, plan, records, record_size, n, counts));
     if (status == CLRADIX_SUCCESS)
         status = status_from_cl(
             enqueue_word(c, p, plan, top, records, record_size, n, order, value_size, 0, words, NULL, counts));
+    if (status == CLRADIX_SUCCESS)  /* (heads_next: free until the second word's runs) */
+        status = status_from_cl(
+            enqueue_top_ranks(c, p, plan, records, record_size, n, counts, heads_next, words));
     if (status == CLRADIX_SUCCESS)
         status = enqueue_word_sort(sorter, c, plan, top, words, values, value_size, NULL, n, sorts);
     if (status == CLRADIX_SUCCESS)
@@ -589,8 +631,10 @@ static clradix_status records_device(clradix_sorter *sorter, cl_command_queue qu
     bytes[CALL_ORDER] = by_gather ? n * 4 : 0;
     bytes[CALL_COPY] = by_gather ? records_size : 0;
     if (by_words) {
-        bytes[CALL_HEADS] = bytes[CALL_HEADS_2] = bytes[CALL_ENDS] = n;
-        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + 4) * 4;  /* a count per block, two totals, a word, the lead */
+        bytes[CALL_HEADS] = bytes[CALL_ENDS] = n;
+        bytes[CALL_HEADS_2] = 4 * n;  /* the top word's ranks first (enqueue_top_ranks), then marks */
+        /* a count per block, two totals, a word, the lead, a dictionary (cl/records.cl) */
+        bytes[CALL_RUN_COUNTS] = (run_blocks(n) + RUN_COUNTS_PAST_BLOCKS) * 4;
         bytes[CALL_OFFSETS] = (run_segments(n) + 1) * 4;
     }
     /* The sorts' temporaries, one set for all of them (the sizes alone count there): the

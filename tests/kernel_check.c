@@ -45,9 +45,10 @@ typedef struct record_step {
     unsigned num_fields;
     clradix_key_field fields[5];
     size_t zero_from, zero_len;  /* bytes made 0 in every record (small values of a field) */
+    int pooled;                  /* the first field (64 bits) one of 12 random values */
 } record_step;
 
-enum { MAX_STEPS = 11 };
+enum { MAX_STEPS = 12 };
 
 typedef struct check_case {
     const char *shape;    /* CLRADIX_TUNING-style description, for the report */
@@ -124,7 +125,11 @@ static const record_step record_runs = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX
    cut below its constant bits, the low field's part made again (records_lead and
    records_key_runs without runs). */
 static const record_step record_small_high = { RECORDS_DEVICE_SORT, 16, 2, { { CLRADIX_U64, 8, 0 },
-                                               { CLRADIX_U64, 0, 0 } }, 9, 7 };
+                                               { CLRADIX_U64, 0, 0 } }, 9, 7, 0 };
+/* The same whose high field takes 12 random values: the top word of their ranks
+   (records_dict, records_dict_key, records_dict_use). */
+static const record_step record_ranked_high = { RECORDS_DEVICE_ARGSORT, 16, 2, { { CLRADIX_U64, 8, 1 },
+                                                { CLRADIX_U64, 0, 0 } }, 0, 0, 1 };
 /* A top word of 16 bits' worth (a field twice) over a few thousand records: most alone in
    their run, a few dozen pairs (the scans that step over eight records at once, and the
    kernels of the words below); the next word the same, so that it varies within no run. */
@@ -321,7 +326,8 @@ static const check_case cases[] = {
         { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key_floats },
         { 0, 0, 5000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs },
         { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs },
-        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_small_high } },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_small_high },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_ranked_high } },
       CPU },
     { "gpu-like records", GPU_LIKE, "",
       { { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_12 },
@@ -330,18 +336,26 @@ static const check_case cases[] = {
         { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_as_key },
         { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_runs },
         { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_few_runs },
-        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_small_high } } },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_small_high },
+        { 0, 0, 2000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_ranked_high } } },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
 static int record_step_check(test_device *t, const record_step *r, size_t n, uint64_t seed, char *msg,
                              size_t msg_size)
 {
-    if (!r->zero_len)
+    if (!r->zero_len && !r->pooled)
         return records_case(t, r->call, r->record_size, n, r->fields, r->num_fields, 4, seed, msg, msg_size);
     unsigned char *records = make_records(r->record_size, n, seed);
-    for (size_t k = 0; k < n; ++k)
-        memset(records + k * r->record_size + r->zero_from, 0, r->zero_len);
+    uint64_t state = seed, pool[12];
+    for (size_t k = 0; k < 12; ++k)
+        pool[k] = rng_next(&state);
+    for (size_t k = 0; k < n; ++k) {
+        unsigned char *record = records + k * r->record_size;
+        memset(record + r->zero_from, 0, r->zero_len);
+        if (r->pooled)
+            memcpy(record + r->fields[0].offset, &pool[rng_next(&state) % 12], 8);
+    }
     const int wrong = records_check(t, r->call, records, r->record_size, n, r->fields, r->num_fields, 4, msg, msg_size);
     free(records);
     return wrong;

@@ -118,7 +118,10 @@ END_TEST
    change sorts by the last word alone). The low words repeat often too. Top words cut below
    bits that no record changes: a constant first field over small signed values (three
    words), and 128-bit keys of which only the low ten bits vary (the top word is mostly
-   below the composite, padded). */
+   below the composite, padded). Top words of the first field's rank (few values whose bits
+   vary): 16 random high words, the same with one value that the sample of records_dict
+   does not see (record 1: the ranks are not used), a u16 second field below them, and the
+   four u32 fields' first (3 values). */
 START_TEST(test_runs_of_equal_words)
 {
     enum { N = 20000 };
@@ -129,10 +132,15 @@ START_TEST(test_runs_of_equal_words)
     const char *const names[] = { "16 high words", "one high word", "runs of 16 and 17", "runs of about 9",
                                   "random high words", "three words", "four u32 fields", "one run at the end",
                                   "a word differs once", "small values below a constant field",
-                                  "ten bits vary" };
+                                  "ten bits vary", "16 random high words", "a high word the sample misses",
+                                  "a u16 below 16 random high words" };
+    const clradix_key_field narrow[] = { { CLRADIX_U64, 8, 0 }, { CLRADIX_U16, 0, 1 }, { CLRADIX_U32, 4, 0 } };
+    uint64_t pool[16];
+    for (unsigned k = 0; k < 16; ++k)
+        pool[k] = rng_next(&(uint64_t){ 4000 + k }) * 0x9e3779b97f4a7c15u;
     char msg[512];
     for (unsigned c = 0; c < sizeof names / sizeof names[0]; ++c) {
-        const int three_fields = c == 5 || c == 9;
+        const int three_fields = c == 5 || c == 9 || c == 13;
         const size_t record_size = three_fields ? 24 : 16;
         uint64_t state = 900 + c;
         static size_t place[N];  /* case 2: record place[i] gets the i-th high word */
@@ -159,6 +167,8 @@ START_TEST(test_runs_of_equal_words)
                     high = (uint64_t)(i < N - 2 ? i + 1 : N) << 32;
                 if (c == 9)  /* (the i64 field) */
                     high = (uint64_t)((int64_t)(draw % 1000) - 500);
+                if (c >= 11)
+                    high = c == 12 && i == 1 ? 12345 : pool[draw % 16];
                 memcpy(r + 8, &high, 8);
                 if (c == 7 && i >= N - 2)
                     memcpy(r, &(uint64_t){ N - i }, 8);
@@ -172,7 +182,7 @@ START_TEST(test_runs_of_equal_words)
                     memcpy(r, &(uint64_t){ (i < 2560 ? 0 : (uint64_t)9 << 32) | i % 7 }, 8);
             }
             const int failed = records_check(&dev, (records_call)call, records, record_size, N,
-                                             three_fields ? three : c == 6 ? four : u128,
+                                             c == 13 ? narrow : three_fields ? three : c == 6 ? four : u128,
                                              three_fields ? 3 : c == 6 ? 4 : 2, 4,
                                              msg, sizeof msg);
             free(records);
