@@ -504,23 +504,27 @@ __kernel void records_unkey(__global uchar *records, ulong record_size, ulong of
 }
 
 /*
- * dst[i] = src[min(indices[i], src_n - 1)] for elements of `units` units of type each,
- * one unit per work-item: unit g of the launch is unit g % units of element g / units,
- * for g in [first, first + get_global_size(0)) below count (= n * units). The host picks
+ * dst[i] = src[min(indices[i], src_n - 1)] for elements of `units` units of type each, an
+ * element per work-item: i = first + get_global_id(0), below count (= n). The host picks
  * the widest unit that divides the element's bytes: elements of one unit (4 to 32 bytes)
- * take no division (32-byte records, gathered as two 16-byte units, took 3x longer on POCL
- * than as one, records_gather_32).
+ * take one move (32-byte records, gathered as two 16-byte units, took 3x longer on POCL
+ * than as one, records_gather_32), others a loop over their units (a unit per work-item
+ * cost a 64-bit division each: 24-byte records took POCL 2.5x longer).
  */
 #define GATHER_KERNEL(name, type)                                                                              \
     __kernel void name(__global const uint *indices, uint index_size, __global const type *src, ulong src_n, \
                        __global type *dst, ulong units, ulong first, ulong count)                             \
     {                                                                                                          \
-        const ulong g = first + get_global_id(0);                                                            \
-        if (g >= count)                                                                                        \
+        const ulong i = first + get_global_id(0);                                                            \
+        if (i >= count)                                                                                        \
             return;                                                                                            \
-        const ulong i = units == 1 ? g : g / units, unit = g - i * units;                                     \
         const ulong from = min(word_at(indices, index_size, i), src_n - 1);                                     \
-        dst[g] = src[from * units + unit];                                                                     \
+        if (units == 1) {                                                                                      \
+            dst[i] = src[from];                                                                                \
+            return;                                                                                            \
+        }                                                                                                      \
+        for (ulong unit = 0; unit < units; ++unit)                                                             \
+            dst[i * units + unit] = src[from * units + unit];                                                  \
     }
 GATHER_KERNEL(records_gather_1, uchar)
 GATHER_KERNEL(records_gather_4, uint)
@@ -532,12 +536,16 @@ GATHER_KERNEL(records_gather_16, uint4)
 __kernel void records_gather_32(__global const uint *indices, uint index_size, __global const uint *src, ulong src_n,
                                 __global uint *dst, ulong units, ulong first, ulong count)
 {
-    const ulong g = first + get_global_id(0);
-    if (g >= count)
+    const ulong i = first + get_global_id(0);
+    if (i >= count)
         return;
-    const ulong i = units == 1 ? g : g / units, unit = g - i * units;
     const ulong from = min(word_at(indices, index_size, i), src_n - 1);
-    vstore8(vload8(from * units + unit, src), g, dst);
+    if (units == 1) {  /* (the loop alone cost POCL a fifth more for 32-byte records) */
+        vstore8(vload8(from, src), i, dst);
+        return;
+    }
+    for (ulong unit = 0; unit < units; ++unit)
+        vstore8(vload8(from * units + unit, src), i * units + unit, dst);
 }
 
 /*

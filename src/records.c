@@ -371,7 +371,7 @@ static cl_int enqueue_gather(chain *c, const radix_program *p, cl_mem indices, c
                             : element_size % 4 == 0 ? 1 : 0;
     const size_t unit = unit_log ? (size_t)2 << unit_log : 1;
     const cl_kernel kernel = p->records_gather[unit_log];
-    const cl_ulong units = element_size / unit, count = (cl_ulong)n * units;
+    const cl_ulong units = element_size / unit, count = n;  /* an element per work-item */
     const size_t wg = p->params.scan_wg, launch = (size_t)1 << 30;  /* work-items per launch, at most */
     cl_int err = set_args(kernel, 5, ARG(indices), ARG(index_size), ARG(src), ARG(src_n), ARG(dst));
     if (err == CL_SUCCESS)
