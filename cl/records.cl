@@ -109,16 +109,34 @@ uint word_varies(__global const uint *counts, uint n, uint word)
 #define LEAD_MIN 8
 #define LEAD_CHUNK 64u  /* records between looks at a count */
 
-/* Whether the top word holds ranks: a dictionary, which every record's first field is in,
-   and whose ranks take fewer bits than the field's up to its highest that varies. */
+/* The bits of the ranks of a dictionary of `size` values. */
+uint rank_bits(uint size)
+{
+    return size > 1 ? 32 - clz(size - 1) : 0;
+}
+
+/* Whether a dictionary was found (at: the counts past the runs') whose ranks take fewer bits
+   than the first field's up to its highest that varies. */
+int dict_pays(__global const uint *at, uint total_bits)
+{
+    const uint size = at[DICT_SIZE_AT], low = total_bits - at[DICT_WIDTH_AT];
+    return size && rank_bits(size) < at[LEAD_AT] - min(at[LEAD_AT], low);
+}
+
+/* Whether the top word holds ranks: such a dictionary, which every record's first field is
+   in. */
 int dict_used(__global const uint *counts, uint n, uint total_bits)
 {
     __global const uint *at = counts + run_blocks(n);
-    const uint size = at[DICT_SIZE_AT], low = total_bits - at[DICT_WIDTH_AT];
-    if (!size || at[DICT_MISS_AT])
-        return 0;
-    const uint ranks = size > 1 ? 32 - clz(size - 1) : 0;
-    return ranks < at[LEAD_AT] - min(at[LEAD_AT], low);
+    return dict_pays(at, total_bits) && !at[DICT_MISS_AT];
+}
+
+/* The records [*begin, *end) of this work-item's block, of about n / work-items. */
+void work_item_block(uint n, uint *begin, uint *end)
+{
+    const uint per = (n + (uint)get_global_size(0) - 1) / (uint)get_global_size(0);
+    *begin = min((uint)get_global_id(0) * per, n);
+    *end = min(*begin + per, n);
 }
 
 /* The bits dropped from the composite's top for its top word (0 where ranks make it). */
@@ -295,6 +313,19 @@ __kernel void records_key_runs(__global const uchar *records, ulong record_size,
         atomic_min(counts + run_blocks(n) + 2, word);
 }
 
+/* The image of a field of record i, records in place; whole: whole_field's, which the
+   callers take once (POCL left it in their loops, 1.3-1.8x slower). */
+ulong own_field_image(__global const uchar *records, ulong record_size, uint i, int whole, ulong offset, uint bytes,
+                      uint aligned, ulong pos_xor, ulong neg_xor, ulong nan_above)
+{
+    return whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
+                 : record_field_image(records, record_size, 0, 4, 0, i, offset, bytes, aligned, pos_xor, neg_xor,
+                                      nan_above);
+}
+
+#define FIRST_FIELD(i) \
+    own_field_image(records, record_size, i, whole, offset, bytes, aligned, pos_xor, neg_xor, nan_above)
+
 /*
  * The composite's bits up to the highest that varies between records, for the top word's
  * cut (dropped_bits), one launch per field from the most significant (records in place):
@@ -309,38 +340,22 @@ __kernel void records_lead(__global const uchar *records, ulong record_size, ulo
 {
     __global uint *varying = counts + run_blocks(n) + LEAD_AT;
     const uint enough = min(low + 8 * bytes, total_bits - LEAD_MIN + 1);
-    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
-    const uint end = min(begin + per, n);
-    if (begin >= n || atomic_or(varying, 0) >= enough)  /* (atomic reads: others write it) */
+    uint begin, end;
+    work_item_block(n, &begin, &end);
+    if (begin == end || atomic_or(varying, 0) >= enough)  /* (atomic reads: others write it) */
         return;
     const int whole = whole_field(0, aligned, bytes, nan_above);
-#define IMAGE(i)                                                                                            \
-    (whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)                     \
-           : record_field_image(records, record_size, 0, 4, 0, i, offset, bytes, aligned, pos_xor, neg_xor, \
-                                nan_above))
-    const ulong first = IMAGE(0);
+    const ulong first = FIRST_FIELD(0);
     for (uint chunk = begin; chunk < end; chunk += LEAD_CHUNK) {
         ulong differ = 0;
         for (uint i = chunk; i < min(chunk + LEAD_CHUNK, end); ++i)
-            differ |= first ^ IMAGE(i);
+            differ |= first ^ FIRST_FIELD(i);
         const uint top = differ ? low + 64 - (uint)clz(differ) : 0;
         if (max(atomic_max(varying, top), top) >= enough)
             return;
     }
-#undef IMAGE
 }
 
-/* The image of a field of record i, records in place. */
-ulong own_field_image(__global const uchar *records, ulong record_size, uint i, ulong offset, uint bytes,
-                      uint aligned, ulong pos_xor, ulong neg_xor, ulong nan_above)
-{
-    return whole_field(0, aligned, bytes, nan_above)
-               ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
-               : record_field_image(records, record_size, 0, 4, 0, i, offset, bytes, aligned, pos_xor, neg_xor,
-                                    nan_above);
-}
-
-#define FIRST_FIELD(i) own_field_image(records, record_size, i, offset, bytes, aligned, pos_xor, neg_xor, nan_above)
 
 ulong dict_value(__global const uint *at, uint k)
 {
@@ -361,6 +376,7 @@ __kernel void records_dict(__global const uchar *records, ulong record_size, ulo
     at[DICT_WIDTH_AT] = 8 * bytes;
     ulong values[DICT_MAX];
     uint size = 0;
+    const int whole = whole_field(0, aligned, bytes, nan_above);
     const uint sample = take ? min(n, DICT_SAMPLE) : 0;
     for (uint s = 0; s < sample && size <= DICT_MAX; ++s) {
         const ulong image = FIRST_FIELD((uint)((ulong)s * n / sample));
@@ -384,7 +400,7 @@ __kernel void records_dict(__global const uchar *records, ulong record_size, ulo
         ++size;
     }
     /* the narrowest slice, lowest first, in which the values all differ */
-    uint shift = 0, slice = size > 1 ? 32 - clz(size - 1) : 1, found = 0;
+    uint shift = 0, slice = max(rank_bits(size), 1u), found = 0;
     for (; size && size <= DICT_MAX && !found && slice <= min(DICT_SLICE_MAX, 8 * bytes); ++slice)
         for (shift = 0; !found && shift + slice <= 8 * bytes; ++shift) {
             uint seen[(1u << DICT_SLICE_MAX) / 32];
@@ -427,24 +443,23 @@ __kernel void records_dict_key(__global const uchar *records, ulong record_size,
                                uint n, uint total_bits, __global uint *counts, __global uint *ranked)
 {
     __global uint *at = counts + run_blocks(n);
-    const uint size = at[DICT_SIZE_AT], low = total_bits - at[DICT_WIDTH_AT];
-    const uint ranks = size > 1 ? 32 - clz(size - 1) : 0, bits = 32 - ranks, width = 8 * bytes_2;
-    if (!size || ranks >= at[LEAD_AT] - min(at[LEAD_AT], low))  /* (dict_used, but for the miss) */
+    if (!dict_pays(at, total_bits))  /* (the miss is this kernel's to find) */
         return;
-    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
+    const uint ranks = rank_bits(at[DICT_SIZE_AT]), bits = 32 - ranks, width = 8 * bytes_2;
     const uint shift = at[DICT_SHIFT_AT], mask = (1u << at[DICT_SLICE_AT]) - 1;
-    const int whole = whole_field(0, aligned, bytes, nan_above), whole_2 = whole_field(0, aligned_2, bytes_2, nan_above_2);
-    for (uint i = begin; i < min(begin + per, n); ++i) {
-        const ulong image = whole ? whole_field_image(records, record_size, i, offset, bytes, pos_xor, neg_xor)
-                                  : FIRST_FIELD(i);
+    const int whole = whole_field(0, aligned, bytes, nan_above);
+    const int whole_2 = whole_field(0, aligned_2, bytes_2, nan_above_2);
+    uint begin, end;
+    work_item_block(n, &begin, &end);
+    for (uint i = begin; i < end; ++i) {
+        const ulong image = FIRST_FIELD(i);
         const uint rank = at[DICT_TABLE_AT + ((uint)(image >> shift) & mask)];
         if (rank == NO_RANK || dict_value(at, rank) != image) {
             atomic_or(at + DICT_MISS_AT, 1);
             return;
         }
-        const ulong next = whole_2 ? whole_field_image(records, record_size, i, offset_2, bytes_2, pos_xor_2, neg_xor_2)
-                                   : own_field_image(records, record_size, i, offset_2, bytes_2, aligned_2, pos_xor_2,
-                                                     neg_xor_2, nan_above_2);
+        const ulong next = own_field_image(records, record_size, i, whole_2, offset_2, bytes_2, aligned_2, pos_xor_2,
+                                           neg_xor_2, nan_above_2);
         const uint part = (uint)(width >= bits ? next >> (width - bits) : next << (bits - width));
         ranked[i] = ranks ? rank << bits | part : part;
     }
@@ -457,8 +472,9 @@ __kernel void records_dict_use(__global uint *words, __global const uint *ranked
 {
     if (!dict_used(counts, n, total_bits))
         return;
-    const uint per = (n + get_global_size(0) - 1) / get_global_size(0), begin = get_global_id(0) * per;
-    for (uint i = begin; i < min(begin + per, n); ++i)
+    uint begin, end;
+    work_item_block(n, &begin, &end);
+    for (uint i = begin; i < end; ++i)
         words[i] = ranked[i];
 }
 #undef FIRST_FIELD
