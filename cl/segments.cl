@@ -177,6 +177,25 @@ BARRIER_FUNCTION uint take_job(__global uint *state, uint list, uint count, uint
 #define KEYS_IN(where) ((where) ? secondary : primary)
 #define VALUES_IN(where) ((where) ? secondary_values : primary_values)
 
+/*
+ * Level 0's keys may lie in the primary values instead (records whose key is one field of
+ * them: no copy of the keys is made before the sort): word key_word of each value, seen as
+ * VALUE_KEYS keys (value_keys), with key_word NO_KEY_WORD where the keys lie in the primary
+ * buffer. The host passes a key word only to level 0 of a flat sort whose one job is large:
+ * seg_sample reads its sample there, and seg_histogram copies the keys to the primary
+ * buffer as it counts them, for every kernel after it.
+ */
+#define VALUE_KEY_ARGS __global const radix_key *value_keys, uint key_word
+#define VALUE_KEYS (VALUE_SIZE / (KEY_BITS / 8))
+#define NO_KEY_WORD 0xFFFFFFFFu
+#define VALUE_KEYS_CHUNK 4096u  /* keys copied, then counted while in cache */
+
+/* Key i of keys, or of the values where key_word says they hold them. */
+radix_key key_in(__global const radix_key *keys, __global const radix_key *value_keys, uint key_word, uint i)
+{
+    return key_word == NO_KEY_WORD ? keys[i] : value_keys[(size_t)i * VALUE_KEYS + key_word];
+}
+
 /* Clears the state (words of it) before anything else, and notes how many partition levels
    the host enqueues: a kernel rather than clEnqueueFillBuffer, whose zeros oclgrind 21.10
    takes for uninitialised memory. */
@@ -567,7 +586,7 @@ int digits_uneven(__local const radix_key *images, uint top, uint len, uint medi
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void seg_sample(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
                 uint begin_bit, KEY_ORDER_ARGS, uint medium_n, uint slots, __global uint *splits,
-                __global uchar *cells)
+                __global uchar *cells, VALUE_KEY_ARGS)
 {
     __local radix_key images[SAMPLE_KEYS], others[SAMPLE_KEYS], firsts[RADIX];
     __local ushort sorted[SAMPLE_KEYS], scratch[SAMPLE_KEYS];
@@ -578,11 +597,12 @@ void seg_sample(__global const radix_key *primary, __global const radix_key *sec
         __global uint *split = splits + SPLIT_WORDS * j;
         split[0] = 0;
         split[3] = 0;
-        __global const radix_key *keys = KEYS_IN(WHERE(job)) + job.x;
         const uint len = job.y - job.x;
         radix_key varying = 0;  /* the bits in which a sample key differs from the first */
         for (uint t = 0; t < SAMPLE_KEYS; ++t) {
-            const radix_key image = masked_image(keys[mul_hi(sample_hash(t), len)], begin_bit, job.z, KEY_ORDER);
+            const uint at = job.x + mul_hi(sample_hash(t), len);
+            const radix_key image = masked_image(key_in(KEYS_IN(WHERE(job)), value_keys, key_word, at), begin_bit,
+                                                 job.z, KEY_ORDER);
             images[t] = image;
             varying |= image ^ images[0];
         }
@@ -649,6 +669,28 @@ void count_image(radix_key image, digit_spec top, __local uint *copy, radix_key 
     count_digit(copy, (uint)(image >> top.shift) & top.mask);
 }
 
+/* Counts the top digits of count keys into the COUNT_COPIES copies of counts (a key in turn
+   to each with one work-item, a work-item's keys to its own copy with several), folding
+   their images into *any and *all. */
+void count_keys(__global const radix_key *keys, uint count, key_order order, digit_spec top, __local uint *counts,
+                radix_key *any, radix_key *all)
+{
+#if WG == 1
+    uint i = 0;
+    for (; count - i >= COUNT_COPIES; i += COUNT_COPIES)  /* key i + c to copy c */
+#pragma unroll
+        for (uint c = 0; c < COUNT_COPIES; ++c)
+            count_image(image_of(keys[i + c], order), top, counts + c * (RADIX + 1), any, all);
+    for (; i < count; ++i)
+        count_image(image_of(keys[i], order), top, counts, any, all);
+#else
+    const uint lid = get_local_id(0);
+    __local uint *mine = counts + (lid % COUNT_COPIES) * (RADIX + 1);
+    for (uint i = lid; i < count; i += WG)
+        count_image(image_of(keys[i], order), top, mine, any, all);
+#endif
+}
+
 /*
  * Each block counts the digits of its job's top digit position, into the job's part of the
  * scan table, digit-major: table[first block * RADIX + digit * blocks + block index]
@@ -659,13 +701,15 @@ void count_image(radix_key image, digit_spec top, __local uint *copy, radix_key 
  * whole. Every group takes every
  * get_num_groups-th block: groups with nothing to do would keep POCL from running the
  * others side by side (it hands a thread consecutive groups). Barriers are never under a
- * branch (POCL miscompiles some that are): a hole counts no keys.
+ * branch (POCL miscompiles some that are): a hole counts no keys. Keys in the values
+ * (key_word) are copied to the primary buffer a chunk at a time, each work-item the keys
+ * it counts next.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_histogram(__global const radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
+void seg_histogram(__global radix_key *primary, __global const radix_key *secondary, LIST_ARGS, uint level,
                    uint block_len, uint begin_bit, KEY_ORDER_ARGS,
                    __global const uint2 *blocks, uint max_blocks, __global const uint2 *job_blocks,
-                   __global radix_key *bits, __global uint *table SPLIT_ARGS)
+                   __global radix_key *bits, __global uint *table, VALUE_KEY_ARGS SPLIT_ARGS)
 {
     __local uint counts[COUNT_COPIES * (RADIX + 1)];  /* copy-major, then digit */
     __local radix_key ors[WG], ands[WG];
@@ -686,25 +730,23 @@ void seg_histogram(__global const radix_key *primary, __global const radix_key *
         radix_key any = 0, all = ~(radix_key)0;
 #ifdef SPLIT_BY_VALUE
         const value_split split = split_of(splits, cells, block.x, begin_bit, job.z);
-        if (split.cells && !hole)
-            count_by_value(keys, count, KEY_ORDER, split, counts, &any, &all);
-        else
 #endif
-#if WG == 1
-        {
-        uint i = 0;
-        for (; count - i >= COUNT_COPIES; i += COUNT_COPIES)  /* key i + c to copy c */
-#pragma unroll
-            for (uint c = 0; c < COUNT_COPIES; ++c)
-                count_image(image_of(keys[i + c], KEY_ORDER), top, counts + c * (RADIX + 1), &any, &all);
-        for (; i < count; ++i)
-            count_image(image_of(keys[i], KEY_ORDER), top, counts, &any, &all);
+        const uint chunk = key_word == NO_KEY_WORD ? count : VALUE_KEYS_CHUNK;
+        for (uint from = 0; from < count; from += chunk) {
+            const uint len = min(chunk, count - from);
+            if (key_word != NO_KEY_WORD) {  /* (a pointer a chunk: indexed from the block, POCL's loop ran 2x slower) */
+                __global const radix_key *src = value_keys + (size_t)(begin + from) * VALUE_KEYS + key_word;
+                __global radix_key *dst = primary + begin + from;
+                for (uint i = lid; i < len; i += WG)
+                    dst[i] = src[(size_t)i * VALUE_KEYS];
+            }
+#ifdef SPLIT_BY_VALUE
+            if (split.cells)
+                count_by_value(keys + from, len, KEY_ORDER, split, counts, &any, &all);
+            else
+#endif
+            count_keys(keys + from, len, KEY_ORDER, top, counts, &any, &all);
         }
-#else
-        __local uint *mine = counts + (lid % COUNT_COPIES) * (RADIX + 1);
-        for (uint i = lid; i < count; i += WG)
-            count_image(image_of(keys[i], KEY_ORDER), top, mine, &any, &all);
-#endif
         ors[lid] = any;
         ands[lid] = all;
         barrier(CLK_LOCAL_MEM_FENCE);  /* all keys counted */

@@ -132,6 +132,14 @@ clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_reque
     return CLRADIX_SUCCESS;
 }
 
+int dispatch_takes_keys_in_values(clradix_sorter *sorter, const sort_request *r)
+{
+    radix_program *p;
+    return r->values && !r->argsort && !r->segmented && r->value_size % r->key_bytes == 0
+        && choose_program(sorter, r, passes_of(r, sorter->params.radix_bits), &p) == CLRADIX_SUCCESS && p
+        && p->kind == PROGRAM_SEGMENTS && segments_takes_keys_in_values(sorter, p, r);
+}
+
 /* Sorts n <= small_n keys with one kernel; argsort fills the values with indices first. */
 static cl_int enqueue_small(chain *c, const radix_program *p, const sort_request *r, const key_args *k)
 {
@@ -248,6 +256,8 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
         return CLRADIX_SUCCESS;  /* nothing to do */
     if (p->kind == PROGRAM_SEGMENTS)
         return enqueue_segments(sorter, c, p, r);
+    if (r->keys_in_values)
+        return CLRADIX_ERROR_INVALID_ARGUMENT;  /* only the engine reads them (dispatch_takes_keys_in_values) */
     key_args k;
     make_key_args(r, &k);
     if (r->n <= p->params.small_n)

@@ -21,8 +21,8 @@ cl_int set_args_at(cl_kernel kernel, cl_uint first, cl_uint count, ...)
     return err;
 }
 
-static cl_uint chain_wait_count(const chain *c) { return c->last ? 1 : c->num_wait; }
-static const cl_event *chain_wait_list(const chain *c) { return c->last ? &c->last : c->wait_list; }
+cl_uint chain_wait_count(const chain *c) { return c->last ? 1 : c->num_wait; }
+const cl_event *chain_wait_list(const chain *c) { return c->last ? &c->last : c->wait_list; }
 
 static cl_int chain_push(chain *c, cl_int err, cl_event event)
 {

@@ -325,6 +325,8 @@ typedef struct sort_request {
     cl_mem offsets;          /* num_segments + 1 cl_uint */
     size_t num_segments;
     const key_transform *record;  /* records of 4 or 8 bytes read as keys (key_order.h); NULL: keys of type */
+    unsigned keys_in_values;  /* nonzero where dispatch_takes_keys_in_values: the keys are word keys_in_values - 1
+                                 (of key_bytes) of each value, and keys only receives them */
     scratch *scratch;        /* temporaries the caller holds for this sort (sorts one after another in a
                                 chain may share a set: a set each, idle only once the chain is over, took
                                 fresh memory); NULL: a set of the pool */
@@ -344,6 +346,10 @@ clradix_status dispatch_sort_tracked(clradix_sorter *sorter, cl_command_queue qu
 /* The bytes of the temporaries dispatch_sort allocates for request (building the program
    it needs, whose failure it returns). */
 clradix_status dispatch_temporary_bytes(clradix_sorter *sorter, const sort_request *request, cl_ulong *bytes);
+/* Whether the sort of request can read its keys from its values (keys_in_values), building
+   the program it needs: a flat sort that the engine partitions first, of values a whole
+   number of keys long. */
+int dispatch_takes_keys_in_values(clradix_sorter *sorter, const sort_request *request);
 
 /* api.c: the argument checks every call shares (see their uses there). check_keys fills
    r's type, bit range and direction; check_sizes its bytes (n and value size set). */
@@ -427,6 +433,9 @@ typedef struct chain {
     cl_event last;
     int tried;  /* a command was enqueued, or failed to be */
 } chain;
+/* What the chain's next command waits on: its last command, or before any the caller's list. */
+cl_uint chain_wait_count(const chain *c);
+const cl_event *chain_wait_list(const chain *c);
 cl_int chain_kernel(chain *c, cl_kernel kernel, size_t groups, size_t wg);
 cl_int chain_marker(chain *c);
 cl_int chain_copy(chain *c, cl_mem from, cl_mem to, size_t bytes);  /* bytes of from to to, both from 0 */
@@ -465,6 +474,7 @@ void make_key_args(const sort_request *r, key_args *k);
    bytes of its temporaries, and its enqueue (caller holds the sorter's lock). A flat sort
    through it is r with segmented 0: the one segment [0, n). */
 cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_program *p, const sort_request *r);
+int segments_takes_keys_in_values(const clradix_sorter *sorter, const radix_program *p, const sort_request *r);
 clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_program *p, const sort_request *r);
 /* Whether the engine's program of this shape for keys of key_bytes splits skewed jobs by
    value (SPLIT_BY_VALUE in cl/segments.cl): rows of one work-item, keys of 32 or 64 bits. */

@@ -52,6 +52,8 @@ typedef struct record_plan {
     unsigned low_pad;             /* zero bits below the lowest field (several words) */
     unsigned word_bytes;          /* 4: the composite fits 32 bits; else 8 */
     size_t offset[PLAN_FIELDS];
+    clradix_key_type type[PLAN_FIELDS];
+    int descending[PLAN_FIELDS];
     key_transform transform[PLAN_FIELDS];
     unsigned low_bit[PLAN_FIELDS];  /* the field's lowest bit in the composite */
     int aligned[PLAN_FIELDS];       /* every record's field at a multiple of its width */
@@ -137,6 +139,8 @@ static clradix_status plan_records(const clradix_key_field *fields, unsigned num
         if (!bytes || bytes > record_size || fields[f].offset > record_size - bytes)
             return CLRADIX_ERROR_INVALID_ARGUMENT;
         plan->offset[f] = fields[f].offset;
+        plan->type[f] = fields[f].type;
+        plan->descending[f] = fields[f].descending;
         plan->transform[f] = key_transform_of(fields[f].type, fields[f].descending);
         plan->low_bit[f] = plan->total_bits;
         plan->total_bits += 8 * bytes;
@@ -401,20 +405,20 @@ static clradix_status chain_sort(clradix_sorter *sorter, chain *c, const sort_re
 {
     cl_event sorted = NULL;
     int enqueued = 0;
-    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, s, 1, &c->last, &sorted, &enqueued);
+    const clradix_status status = dispatch_sort_tracked(sorter, c->queue, s, chain_wait_count(c), chain_wait_list(c),
+                                                        &sorted, &enqueued);
     c->tried |= enqueued;
     if (status == CLRADIX_SUCCESS)
         chain_follow(c, sorted);
     return status;
 }
 
-/* Sorts word w of the plan's composite keys in words (n of them) stably, values (of
+/* The sort of word w of the plan's composite keys in words (n of them), stable, values (of
    value_size bytes, or NULL) moving with them; with offsets, within the run_segments(n)
    segments there (the long runs of records equal in the words above). The call's sorts
    share the temporaries of sorts. */
-static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const record_plan *plan, unsigned w,
-                                        cl_mem words, cl_mem values, size_t value_size, cl_mem offsets, size_t n,
-                                        scratch *sorts)
+static sort_request word_sort(const record_plan *plan, unsigned w, cl_mem words, cl_mem values, size_t value_size,
+                              cl_mem offsets, size_t n, scratch *sorts)
 {
     sort_request s = { 0 };
     s.scratch = sorts;
@@ -431,12 +435,41 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     s.segmented = offsets != NULL;
     s.offsets = offsets;
     s.num_segments = offsets ? run_segments(n) : 0;
+    return s;
+}
+
+static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const record_plan *plan, unsigned w,
+                                        cl_mem words, cl_mem values, size_t value_size, cl_mem offsets, size_t n,
+                                        scratch *sorts)
+{
+    const sort_request s = word_sort(plan, w, words, values, value_size, offsets, n, sorts);
     return chain_sort(sorter, c, &s);
+}
+
+/* Where the composite of records sorted as the values of the sort s (of their one word) is
+   one field of the word's width at a multiple of it, not in numpy's order (whose program
+   the records' sorts would not share otherwise), and the sort can read it there
+   (dispatch_takes_keys_in_values): s sorts that field in place, of its own type and order,
+   and the words only receive it. 0 leaves s as it was. */
+static int keys_in_records(clradix_sorter *sorter, const record_plan *plan, sort_request *s)
+{
+    if (plan->num_fields != 1 || plan->transform[0].width != 8 * plan->word_bytes || !plan->aligned[0]
+        || plan->transform[0].nan_above)
+        return 0;
+    sort_request r = *s;
+    r.type = plan->type[0];
+    r.descending = plan->descending[0];
+    r.keys_in_values = (unsigned)(plan->offset[0] / plan->word_bytes) + 1;
+    if (!dispatch_takes_keys_in_values(sorter, &r))
+        return 0;
+    *s = r;
+    return 1;
 }
 
 /* The words of the plan, least significant first, sorted with the positions in order
    (index_size bytes each, or the records themselves as values when move_records), each word
-   made by records_key from the order so far (or the records, which the sorts moved). */
+   made by records_key from the order so far (or the records, which the sorts moved), or
+   read by the sort from the records (keys_in_records). */
 static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const radix_program *p,
                                       const record_plan *plan, cl_mem records, size_t record_size, size_t n,
                                       const scratch *b, scratch *sorts, cl_mem order, size_t index_size,
@@ -445,11 +478,14 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     const cl_mem words = b->buffer[CALL_WORDS];
     clradix_status status = CLRADIX_SUCCESS;
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
-        status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n, move_records ? NULL : order,
-                                             index_size, w > 0 && !move_records, words, NULL, NULL));
+        sort_request s = word_sort(plan, w, words, move_records ? records : order,
+                                   move_records ? record_size : index_size, NULL, n, sorts);
+        if (!(move_records && plan->words == 1 && keys_in_records(sorter, plan, &s)))
+            status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n,
+                                                 move_records ? NULL : order, index_size, w > 0 && !move_records,
+                                                 words, NULL, NULL));
         if (status == CLRADIX_SUCCESS)
-            status = enqueue_word_sort(sorter, c, plan, w, words, move_records ? records : order,
-                                       move_records ? record_size : index_size, NULL, n, sorts);
+            status = chain_sort(sorter, c, &s);
     }
     return status;
 }

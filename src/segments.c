@@ -207,6 +207,15 @@ cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_prog
     return total ? total : ~(cl_ulong)0;
 }
 
+/* A flat sort with partition levels (past medium_n): level 0's one job is large, and its
+   keys can lie in the values (VALUE_KEY_ARGS in cl/segments.cl). */
+int segments_takes_keys_in_values(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
+{
+    engine_plan plan;
+    size_t bytes[SCRATCH_SLOTS];
+    return !r->segmented && plan_engine(sorter, p, r, &plan, bytes) && plan.levels;
+}
+
 /* The buffers the jobs move between (BUFFER_ARGS in cl/segments.cl). */
 typedef struct engine_buffers {
     cl_mem primary, secondary, primary_values, secondary_values;
@@ -232,27 +241,31 @@ static cl_int set_buffer_and_list_args(cl_kernel kernel, const engine_buffers *b
 
 /* One partition level of the large jobs. */
 static cl_int enqueue_level(chain *c, const radix_program *p, const engine_plan *plan, const engine_buffers *b,
-                            const scratch *s, const key_args *k, int values, cl_uint level)
+                            const scratch *s, const key_args *k, int values, cl_uint level, cl_uint keys_in_values)
 {
     const radix_params *q = &p->params;
     const int by_value = plan->split_slots != 0;
+    /* level 0's keys in the values (VALUE_KEY_ARGS in cl/segments.cl) */
+    const cl_mem value_keys = level == 0 && keys_in_values ? b->primary_values : NULL;
+    const cl_uint key_word = value_keys ? keys_in_values - 1 : UINT32_MAX;  /* NO_KEY_WORD: in the keys */
     cl_int err = set_args(p->seg_blocks, 9, ARG(b->jobs), ARG(b->state), ARG(plan->cap), ARG(plan->cap_large), ARG(level),
                           ARG(plan->block_shift), ARG(plan->max_blocks), ARG(b->job_blocks), ARG(b->blocks));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_blocks, 1, q->scan_wg);
     if (err == CL_SUCCESS && by_value)
-        err = set_args(p->seg_sample, 15, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
+        err = set_args(p->seg_sample, 17, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(k->begin_bit), KEY_ORDER_ARGS(k),
-                       ARG(plan->medium_n), ARG(plan->split_slots), ARG(b->splits), ARG(b->cells));
+                       ARG(plan->medium_n), ARG(plan->split_slots), ARG(b->splits), ARG(b->cells),
+                       ARG(value_keys), ARG(key_word));
     if (err == CL_SUCCESS && by_value)
         err = chain_kernel(c, p->seg_sample, plan->block_groups, 1);
     if (err == CL_SUCCESS)
-        err = set_args(p->seg_histogram, 17, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
+        err = set_args(p->seg_histogram, 19, ARG(b->primary), ARG(b->secondary), ARG(b->jobs), ARG(b->state),
                        ARG(plan->cap), ARG(plan->cap_large), ARG(level), ARG(plan->block_len), ARG(k->begin_bit),
                        KEY_ORDER_ARGS(k), ARG(b->blocks), ARG(plan->max_blocks),
-                       ARG(b->job_blocks), ARG(b->bits), ARG(b->table));
+                       ARG(b->job_blocks), ARG(b->bits), ARG(b->table), ARG(value_keys), ARG(key_word));
     if (err == CL_SUCCESS && by_value)
-        err = set_args_at(p->seg_histogram, 17, 2, ARG(b->splits), ARG(b->cells));
+        err = set_args_at(p->seg_histogram, 19, 2, ARG(b->splits), ARG(b->cells));
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_histogram, plan->block_groups, q->wg);
     if (err == CL_SUCCESS)
@@ -305,7 +318,7 @@ static cl_int enqueue_jobs(chain *c, const radix_program *p, const engine_plan *
     if (err == CL_SUCCESS)
         err = chain_kernel(c, p->seg_classify, groups_for(segments, q->scan_wg), q->scan_wg);
     for (cl_uint level = 0; level < plan->levels && err == CL_SUCCESS; ++level)
-        err = enqueue_level(c, p, plan, b, s, &k, values, level);
+        err = enqueue_level(c, p, plan, b, s, &k, values, level, r->keys_in_values);
 
     cl_uint i = 0;
     if (err == CL_SUCCESS)
@@ -341,6 +354,8 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
 {
     engine_plan plan;
     size_t bytes[SCRATCH_SLOTS];
+    if (r->keys_in_values && !segments_takes_keys_in_values(sorter, p, r))
+        return CLRADIX_ERROR_INVALID_ARGUMENT;  /* the records' caller asks first */
     if (!plan_engine(sorter, p, r, &plan, bytes) || (plan.levels && !scan_fits(&plan.scan)))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* lists past 32-bit indices, or a table too large to scan */
     scratch *s;

@@ -106,6 +106,9 @@ static const size_t long_mix[MIX] = { 600, 3, 0, 2500, 40, 700, 1, 17, 0, 5, 64,
    equal words: 128-bit keys, a field across two words, a top word of a byte), argsort, and
    records that are their key (one 32-bit word). */
 static const record_step record_16 = { RECORDS_DEVICE_SORT, 16, 1, { { CLRADIX_U32, 4, 0 } } };
+/* past MEDIUM_N, the sort reads the field from the records (seg_sample, seg_histogram); of
+   16 bits (its top bytes zeroed): level 0's top digit does not vary */
+static const record_step record_16_small = { RECORDS_DEVICE_SORT, 16, 1, { { CLRADIX_I32, 12, 1 } }, 14, 2 };
 static const record_step record_13 = { RECORDS_DEVICE_SORT, 13, 3,
                                        { { CLRADIX_I16, 3, 1 }, { CLRADIX_F32_NUMPY, 7, 0 }, { CLRADIX_U8, 0, 0 } } };
 static const record_step record_12 = { RECORDS_DEVICE_SORT, 12, 2, { { CLRADIX_F16, 1, 0 }, { CLRADIX_U32, 8, 1 } } };
@@ -232,11 +235,13 @@ static const check_case cases[] = {
       { { CLRADIX_U32, DIST_LOW_ENTROPY, 3000, KEYS(DEVICE), { 0 } },
         { CLRADIX_F32_NUMPY, DIST_UNIT_NAN, 2000, PAIRS(DEVICE, 4), { 0, 0, 1 } },
         { CLRADIX_U64, DIST_ENDS, 2000, ARGSORT(DEVICE, 8), { 0 } },
-        { CLRADIX_I32, DIST_NORMAL, 1, KEYS(DEVICE), { 2, 30, 0 }, mix } },
+        { CLRADIX_I32, DIST_NORMAL, 1, KEYS(DEVICE), { 2, 30, 0 }, mix },
+        { 0, 0, 3000, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_16_small } },
       ENGINE },
     { "gpu-like engine", GPU_LIKE, "",
       { { CLRADIX_U32, DIST_RANDOM, 2500, PAIRS(DEVICE, 4), { 0 } },
-        { CLRADIX_U32, DIST_LOW_ENTROPY, 1, KEYS(DEVICE), { 0 }, mix } },
+        { CLRADIX_U32, DIST_LOW_ENTROPY, 1, KEYS(DEVICE), { 0 }, mix },
+        { 0, 0, 2500, KEYS(DEVICE), { 0 }, NULL, 0, 0, &record_16 } },
       ENGINE_GPU },
     /* (64-bit keys at GPU shapes with few keys: oclgrind takes minutes and gigabytes for a
        local sort of 56 bits in 4-bit rounds by hundreds of work-items.) */

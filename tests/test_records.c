@@ -192,6 +192,52 @@ START_TEST(test_runs_of_equal_words)
 }
 END_TEST
 
+/* Records of 16 bytes by one field of 32 or 64 bits at a multiple of its width, past the
+   engine's medium jobs: the sort reads the field from the records where it first counts
+   (keys_in_records in records.c), at every word of the record: random keys, signed ones
+   of a few values (level 0's top digits do not vary: the job goes on unmoved), all equal
+   (done at level 0, nothing moves), floats descending, most keys one value (split by value
+   on CPU rows), u64 keys. */
+START_TEST(test_one_field_read_in_place)
+{
+    enum { N = 300000 };
+    const struct {
+        const char *name;
+        clradix_key_field field;
+    } cases[] = {
+        { "random u32 at 12", { CLRADIX_U32, 12, 0 } },
+        { "i32 of a few values at 0, descending", { CLRADIX_I32, 0, 1 } },
+        { "all equal u32 at 4", { CLRADIX_U32, 4, 0 } },
+        { "f32 at 8, descending", { CLRADIX_F32, 8, 1 } },
+        { "u32 mostly one value at 4", { CLRADIX_U32, 4, 0 } },
+        { "random u64 at 8", { CLRADIX_U64, 8, 0 } },
+        { "i64 at 0, descending", { CLRADIX_I64, 0, 1 } },
+    };
+    char msg[512];
+    for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (int call = 0; call < RECORDS_CALLS; ++call) {
+            unsigned char *records = make_records(16, N, 60 + c);
+            uint64_t state = 700 + c;
+            for (size_t i = 0; i < N; ++i) {
+                const uint64_t draw = rng_next(&state);
+                unsigned char *field = records + 16 * i + cases[c].field.offset;
+                if (c == 1)
+                    memcpy(field, &(int32_t){ (int32_t)(draw % 5) - 2 }, 4);
+                if (c == 2)
+                    memcpy(field, &(uint32_t){ 0xC0FFEEu }, 4);
+                if (c == 3)
+                    memcpy(field, &(float){ (float)((int64_t)(draw % 2001) - 1000) / 8.0f }, 4);
+                if (c == 4)
+                    memcpy(field, &(uint32_t){ draw % 10 ? 42u : (uint32_t)(draw >> 32) }, 4);
+            }
+            const int failed = records_check(&dev, (records_call)call, records, 16, N, &cases[c].field, 1, 4, msg,
+                                             sizeof msg);
+            free(records);
+            ck_assert_msg(!failed, "%s, %s: %s", cases[c].name, records_call_names[call], msg);
+        }
+}
+END_TEST
+
 /* One call of 128-bit keys (CLRADIX_U128, CLRADIX_I128) with values of value_size bytes
    (0: keys alone; argsort: indices of that size), device (buffers of its own) or host:
    the keys (unless argsort), values or indices against the records oracle of the two words. */
@@ -502,6 +548,7 @@ int main(void)
     tcase_add_loop_test(tc, test_field_lists, 0, test_full_scope() ? 2 * RECORDS_CALLS : RECORDS_CALLS);
     tcase_add_test(tc, test_named_cases);
     tcase_add_test(tc, test_runs_of_equal_words);
+    tcase_add_test(tc, test_one_field_read_in_place);
     tcase_add_test(tc, test_128_bit_key_types);
     tcase_add_test(tc, test_host_by_parts);
     tcase_add_test(tc, test_gather);
