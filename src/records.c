@@ -6,7 +6,8 @@
  * one key by the sort itself (record_as_key, -D RECORD_IMAGE). Otherwise the device-buffer
  * calls make the composite's words on the device (records_key) and sort them stably with
  * the records (as values: 4, 8 or 16 bytes) or their positions: a composite of one word
- * by one pairs sort; a wider one by its most significant word first (of the first field's
+ * by one pairs sort (of one field of a word's width, read from the records by the sort
+ * where the engine partitions them: keys_in_records); a wider one by its most significant word first (of the first field's
  * ranks where it takes few values, else cut below the bits that no record changes), then
  * only the runs of records equal in the words so far by the next (enqueue_by_words), or
  * word by word,
