@@ -447,8 +447,8 @@ static clradix_status enqueue_word_sort(clradix_sorter *sorter, chain *c, const 
     return chain_sort(sorter, c, &s);
 }
 
-/* Where the composite of records sorted as the values of the sort s (of their one word) is
-   one field of the word's width at a multiple of it, not in numpy's order (whose program
+/* Where the composite of records sorted as the values of the sort s is one field of a
+   word's width (so their one word) at a multiple of it, not in numpy's order (whose program
    the records' sorts would not share otherwise), and the sort can read it there
    (dispatch_takes_keys_in_values): s sorts that field in place, of its own type and order,
    and the words only receive it. 0 leaves s as it was. */
@@ -481,7 +481,7 @@ static clradix_status enqueue_records(clradix_sorter *sorter, chain *c, const ra
     for (unsigned w = 0; w < plan->words && status == CLRADIX_SUCCESS; ++w) {
         sort_request s = word_sort(plan, w, words, move_records ? records : order,
                                    move_records ? record_size : index_size, NULL, n, sorts);
-        if (!(move_records && plan->words == 1 && keys_in_records(sorter, plan, &s)))
+        if (!(move_records && keys_in_records(sorter, plan, &s)))
             status = status_from_cl(enqueue_word(c, p, plan, w, records, record_size, n,
                                                  move_records ? NULL : order, index_size, w > 0 && !move_records,
                                                  words, NULL, NULL));

@@ -208,12 +208,13 @@ cl_ulong segments_temporary_bytes(const clradix_sorter *sorter, const radix_prog
 }
 
 /* A flat sort with partition levels (past medium_n): level 0's one job is large, and its
-   keys can lie in the values (VALUE_KEY_ARGS in cl/segments.cl). */
+   keys can lie in the values (VALUE_KEY_ARGS in cl/segments.cl). Not where loops end early
+   (loops.c): the blocks are planned for counting their keys, not for copying them too. */
 int segments_takes_keys_in_values(const clradix_sorter *sorter, const radix_program *p, const sort_request *r)
 {
     engine_plan plan;
     size_t bytes[SCRATCH_SLOTS];
-    return !r->segmented && plan_engine(sorter, p, r, &plan, bytes) && plan.levels;
+    return !r->segmented && !sorter->limits.loop_budget && plan_engine(sorter, p, r, &plan, bytes) && plan.levels;
 }
 
 /* The buffers the jobs move between (BUFFER_ARGS in cl/segments.cl). */
