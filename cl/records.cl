@@ -225,8 +225,8 @@ ulong record_field_image(__global const uchar *records, ulong record_size, __glo
  * identity.
  */
 __kernel void records_key(__global const uchar *records, ulong record_size, __global uint *order, uint order_size,
-                          uint from_order, ulong offset, uint bytes, uint aligned, uint left, uint right,
-                          ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate, __global uint *words,
+                          uint from_order, ulong offset, uint bytes, uint aligned, ulong pos_xor, ulong neg_xor,
+                          ulong nan_above, uint left, uint right, uint accumulate, __global uint *words,
                           uint word_bytes, uint n)
 {
     const uint i = get_global_id(0);
@@ -263,8 +263,8 @@ __kernel void records_key(__global const uchar *records, ulong record_size, __gl
  * the count).
  */
 __kernel void records_key_runs(__global const uchar *records, ulong record_size, __global const uint *order,
-                               uint order_size, uint from_order, ulong offset, uint bytes, uint aligned, uint left,
-                               uint right, ulong pos_xor, ulong neg_xor, ulong nan_above, uint accumulate,
+                               uint order_size, uint from_order, ulong offset, uint bytes, uint aligned,
+                               ulong pos_xor, ulong neg_xor, ulong nan_above, uint left, uint right, uint accumulate,
                                __global uint *words, uint word_bytes, uint n, __global const uchar *heads,
                                __global uint *counts, uint word, uint grid_low, uint word_base, uint total_bits)
 {
@@ -355,7 +355,6 @@ __kernel void records_lead(__global const uchar *records, ulong record_size, ulo
             return;
     }
 }
-
 
 ulong dict_value(__global const uint *at, uint k)
 {

@@ -256,8 +256,6 @@ static clradix_status enqueue_sort(clradix_sorter *sorter, chain *c, const radix
         return CLRADIX_SUCCESS;  /* nothing to do */
     if (p->kind == PROGRAM_SEGMENTS)
         return enqueue_segments(sorter, c, p, r);
-    if (r->keys_in_values)
-        return CLRADIX_ERROR_INVALID_ARGUMENT;  /* only the engine reads them (dispatch_takes_keys_in_values) */
     key_args k;
     make_key_args(r, &k);
     if (r->n <= p->params.small_n)

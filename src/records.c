@@ -7,11 +7,11 @@
  * calls make the composite's words on the device (records_key) and sort them stably with
  * the records (as values: 4, 8 or 16 bytes) or their positions: a composite of one word
  * by one pairs sort (of one field of a word's width, read from the records by the sort
- * where the engine partitions them: keys_in_records); a wider one by its most significant word first (of the first field's
- * ranks where it takes few values, else cut below the bits that no record changes), then
- * only the runs of records equal in the words so far by the next (enqueue_by_words), or
- * word by word,
- * least significant first, where the device ends long loops (Mesa's llvmpipe). Records of
+ * where the engine partitions them: keys_in_records); a wider one by its most significant
+ * word first (of the first field's ranks where it takes few values, else cut below the
+ * bits that no record changes), then only the runs of records equal in the words so far
+ * by the next (enqueue_by_words), or word by word, least significant first, where the
+ * device ends long loops (Mesa's llvmpipe). Records of
  * one word that tile it are sorted as it and written back (records_unkey); others move by
  * a gather at the end. The host calls of several words use the device-buffer path in core;
  * otherwise they make each word on the host and sort it with clradix_sort_pairs_host
@@ -223,6 +223,17 @@ static size_t run_blocks(size_t n)
     return (n + RUN_BLOCK - 1) / RUN_BLOCK;
 }
 
+/* The kernel arguments of field f's image, from `first` on: offset, bytes, aligned,
+   pos_xor, neg_xor, nan_above. */
+static cl_int set_field_args(cl_kernel kernel, cl_uint first, const record_plan *plan, unsigned f)
+{
+    const key_transform *t = &plan->transform[f];
+    const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
+    const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f];
+    return set_args_at(kernel, first, 6, ARG(offset), ARG(bytes), ARG(aligned), ARG(pos_xor), ARG(neg_xor),
+                       ARG(nan_above));
+}
+
 /* Enqueues word w of every record's composite key into words (word_bytes each): one
    records_key launch per field with bits in it. from_order: of record order[i]; else of
    record i, and order (unless NULL) receives the identity. With heads and counts (the runs
@@ -246,15 +257,14 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
             if (!field_part(plan, f, w, &right, &left) && !again)
                 continue;
             const cl_kernel kernel = heads || again ? p->records_key_runs : p->records_key;
-            const key_transform *t = &plan->transform[f];
-            const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor;
-            const cl_ulong nan_above = t->nan_above;
-            const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f], left32 = left, right32 = right;
-            const cl_uint grid_low = plan->low_bit[f] + plan->low_pad;
+            const cl_uint left32 = left, right32 = right, grid_low = plan->low_bit[f] + plan->low_pad;
             const cl_mem runs = again ? NULL : heads;
-            cl_int err = set_args(kernel, 17, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
-                                  ARG(by_order), ARG(offset), ARG(bytes), ARG(aligned), ARG(left32), ARG(right32),
-                                  ARG(pos_xor), ARG(neg_xor), ARG(nan_above), ARG(accumulate), ARG(words),
+            cl_int err = set_args(kernel, 5, ARG(records), ARG(record_bytes), ARG(order), ARG(index_bytes),
+                                  ARG(by_order));
+            if (err == CL_SUCCESS)
+                err = set_field_args(kernel, 5, plan, f);
+            if (err == CL_SUCCESS)
+                err = set_args_at(kernel, 11, 6, ARG(left32), ARG(right32), ARG(accumulate), ARG(words),
                                   ARG(word_bytes), ARG(n32));
             if (err == CL_SUCCESS && kernel == p->records_key_runs)
                 err = set_args_at(kernel, 17, 6, ARG(runs), ARG(counts), ARG(word), ARG(grid_low), ARG(word_base),
@@ -267,17 +277,6 @@ static cl_int enqueue_word(chain *c, const radix_program *p, const record_plan *
             accumulate = 1;
         }
     return CL_SUCCESS;
-}
-
-/* The kernel arguments of field f's image, from `first` on: offset, bytes, aligned,
-   pos_xor, neg_xor, nan_above. */
-static cl_int set_field_args(cl_kernel kernel, cl_uint first, const record_plan *plan, unsigned f)
-{
-    const key_transform *t = &plan->transform[f];
-    const cl_ulong offset = plan->offset[f], pos_xor = t->pos_xor, neg_xor = t->neg_xor, nan_above = t->nan_above;
-    const cl_uint bytes = t->width / 8, aligned = (cl_uint)plan->aligned[f];
-    return set_args_at(kernel, first, 6, ARG(offset), ARG(bytes), ARG(aligned), ARG(pos_xor), ARG(neg_xor),
-                       ARG(nan_above));
 }
 
 /* Before the top word: the first field's dictionary where it is 32 bits or wider

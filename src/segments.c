@@ -355,8 +355,6 @@ clradix_status enqueue_segments(clradix_sorter *sorter, chain *c, const radix_pr
 {
     engine_plan plan;
     size_t bytes[SCRATCH_SLOTS];
-    if (r->keys_in_values && !segments_takes_keys_in_values(sorter, p, r))
-        return CLRADIX_ERROR_INVALID_ARGUMENT;  /* the records' caller asks first */
     if (!plan_engine(sorter, p, r, &plan, bytes) || (plan.levels && !scan_fits(&plan.scan)))
         return CLRADIX_ERROR_OUT_OF_RESOURCES;  /* lists past 32-bit indices, or a table too large to scan */
     scratch *s;
